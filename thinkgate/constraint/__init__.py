@@ -1,0 +1,1 @@
+"""Constrained decoding: structural tags and the per-request ReasonerGrammar (on xgrammar)."""

@@ -1,0 +1,24 @@
+"""Declarative descriptions of model output formats: the single source of truth for markers."""
+
+from . import deepseek
+from .base import ChatFormat, HeaderPiece, ReasoningFormat, Thinking, ToolCallFormat
+from .deepseek import DEEPSEEK_R1, DEEPSEEK_V3, DEEPSEEK_V3_1
+from .registry import aliases, get_format, names, register
+
+for _fmt in deepseek.FORMATS:
+    register(_fmt)
+
+__all__ = [
+    "ChatFormat",
+    "DEEPSEEK_R1",
+    "DEEPSEEK_V3",
+    "DEEPSEEK_V3_1",
+    "HeaderPiece",
+    "ReasoningFormat",
+    "Thinking",
+    "ToolCallFormat",
+    "aliases",
+    "get_format",
+    "names",
+    "register",
+]

@@ -1,0 +1,146 @@
+"""The vocabulary a format is described in: reasoning markers and tool-call layouts as values.
+
+A format is data. The constraint builder and the streaming parser are both derived from these
+values, so a marker string is written once (in a module such as ``deepseek.py``) and nowhere else.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal, Union
+
+Thinking = Union[bool, Literal["auto"]]
+"""How an output starts: ``True`` inside reasoning, ``False`` in the answer, ``"auto"`` in the
+answer unless the model opens the reasoning marker itself."""
+
+NAME = "{name}"
+SEP = "{sep}"
+
+
+@dataclass(frozen=True)
+class ReasoningFormat:
+    """The markers around a model's thinking, and how its chat template starts an output.
+
+    ``default_thinking`` is the stage an output starts in when the prompt does not tell
+    (see :func:`thinkgate.parsing.thinking_from_prompt`).
+    """
+
+    open: str
+    close: str
+    default_thinking: Thinking = "auto"
+
+
+@dataclass(frozen=True)
+class HeaderPiece:
+    """One piece of a call header: a literal text, a marker, the tool name, or optional whitespace.
+
+    ``kind`` is ``"text"``, ``"marker"``, ``"name"`` or ``"space"``; ``text`` holds the literal or
+    marker (empty for the others).
+    """
+
+    kind: Literal["text", "marker", "name", "space"]
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class ToolCallFormat:
+    """Tool calls as a section of marker-delimited calls, each a header naming the tool and the
+    JSON arguments, then a footer.
+
+    The call text is ``call_begin + header.format(sep=sep, name=NAME) + ARGS + footer + call_end``
+    and calls in a section are joined by ``separator``. Example (DeepSeek V3.1)::
+
+        section=("<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>"),
+        call=("<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>"),
+        sep="<｜tool▁sep｜>", header="{name}{sep}", footer="", separator=""
+
+    accepts ``<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{"a": 1}<｜tool▁call▁end｜><｜tool▁calls▁end｜>``.
+    """
+
+    layout: Literal["tagged_json"]
+    section: tuple[str, str]
+    call: tuple[str, str]
+    sep: str
+    header: str
+    footer: str = ""
+    separator: str = ""
+
+    @property
+    def section_begin(self) -> str:
+        return self.section[0]
+
+    @property
+    def section_end(self) -> str:
+        return self.section[1]
+
+    @property
+    def call_begin(self) -> str:
+        return self.call[0]
+
+    @property
+    def call_end(self) -> str:
+        return self.call[1]
+
+    @property
+    def markers(self) -> tuple[str, ...]:
+        """Every marker of the tool markup, in a fixed order."""
+        return (self.section_begin, self.section_end, self.call_begin, self.call_end, self.sep)
+
+    def header_text(self, name: str) -> str:
+        """The exact header the model writes for tool ``name`` (what a grammar enforces)."""
+        return self.header.replace(SEP, self.sep).replace(NAME, name)
+
+    def call_text(self, name: str, arguments: str) -> str:
+        """The exact text of one call, markers included."""
+        return self.call_begin + self.header_text(name) + arguments + self.footer + self.call_end
+
+    def section_text(self, calls: list[tuple[str, str]]) -> str:
+        """The exact text of a tool section holding ``calls`` (``(name, arguments)`` pairs)."""
+        body = self.separator.join(self.call_text(n, a) for n, a in calls)
+        return self.section_begin + body + self.section_end
+
+    def header_pieces(self) -> tuple[HeaderPiece, ...]:
+        """The header as pieces for a tolerant reader: every whitespace run becomes optional
+        whitespace, so ``NAME\\n```json\\n`` also reads ``NAME ```json``.
+        """
+        return _pieces(self.header.replace(SEP, "\0S\0").replace(NAME, "\0N\0"), self.sep)
+
+    def footer_pieces(self) -> tuple[HeaderPiece, ...]:
+        return _pieces(self.footer, self.sep)
+
+
+def _pieces(template: str, sep: str) -> tuple[HeaderPiece, ...]:
+    out: list[HeaderPiece] = []
+    for part in re.split(r"(\0S\0|\0N\0|\s+)", template):
+        if not part:
+            continue
+        if part == "\0S\0":
+            out.append(HeaderPiece("marker", sep))
+        elif part == "\0N\0":
+            out.append(HeaderPiece("name"))
+        elif part.isspace():
+            out.append(HeaderPiece("space"))
+        else:
+            out.append(HeaderPiece("text", part))
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class ChatFormat:
+    """Everything thinkgate knows of one model family's output: reasoning and tool calls.
+
+    ``name`` is the registry key; ``aliases`` are the names serving engines use for it.
+    """
+
+    name: str
+    reasoning: ReasoningFormat
+    tools: ToolCallFormat
+    eos: str
+    aliases: tuple[str, ...] = ()
+    description: str = ""
+
+    @property
+    def markers(self) -> tuple[str, ...]:
+        """Every marker string of the format: reasoning, tool markup, end of sequence."""
+        return (self.reasoning.open, self.reasoning.close, *self.tools.markers, self.eos)

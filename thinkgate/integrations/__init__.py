@@ -1,0 +1,1 @@
+"""Glue to serving engines and libraries: vLLM, SGLang, Hugging Face transformers."""

@@ -1,0 +1,49 @@
+"""Streaming reasoning and tool-call parsing: one incremental state machine per layout family."""
+
+from .agui import AGUIRenderer
+from .events import (
+    ContentDelta,
+    Event,
+    Finished,
+    ReasoningDelta,
+    ReasoningEnd,
+    ReasoningStart,
+    ToolCallArgumentsDelta,
+    ToolCallEnd,
+    ToolCallInvalid,
+    ToolCallStart,
+)
+from .json_scanner import JsonScanner
+from .message import InvalidToolCall, Message, ToolCall
+from .openai import accumulate, chunk, render_deltas
+from .stream import StreamParser, parse, tool_names
+from .tagged_json import Stage
+from .thinking import marker_token_ids, single_token_id, thinking_from_prompt
+
+__all__ = [
+    "AGUIRenderer",
+    "ContentDelta",
+    "Event",
+    "Finished",
+    "InvalidToolCall",
+    "JsonScanner",
+    "Message",
+    "ReasoningDelta",
+    "ReasoningEnd",
+    "ReasoningStart",
+    "Stage",
+    "StreamParser",
+    "ToolCall",
+    "ToolCallArgumentsDelta",
+    "ToolCallEnd",
+    "ToolCallInvalid",
+    "ToolCallStart",
+    "accumulate",
+    "chunk",
+    "marker_token_ids",
+    "parse",
+    "render_deltas",
+    "single_token_id",
+    "thinking_from_prompt",
+    "tool_names",
+]

@@ -1,0 +1,143 @@
+"""The public parser: :class:`StreamParser` for deltas and :func:`parse` for a whole output."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Optional
+
+from ..formats import ChatFormat, Thinking, get_format
+from .events import Event
+from .message import Message, MessageBuilder
+from .openai import render_deltas
+from .tagged_json import TaggedJsonMachine, default_call_id
+from .thinking import marker_token_ids
+
+_MACHINES = {"tagged_json": TaggedJsonMachine}
+
+
+def tool_names(tools: Optional[Iterable[Any]]) -> Optional[frozenset[str]]:
+    """Names of OpenAI-shape tools (``{"type": "function", "function": {"name": ...}}``)."""
+    if tools is None:
+        return None
+    names = set()
+    for i, tool in enumerate(tools):
+        fn = tool.get("function") if isinstance(tool, Mapping) else None
+        name = fn.get("name") if isinstance(fn, Mapping) else None
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"tools[{i}] is not an OpenAI function tool with a name: {tool!r}")
+        names.add(name)
+    return frozenset(names)
+
+
+class StreamParser:
+    """Reads one model output, delta by delta, into reasoning, answer text and tool calls.
+
+    ``feed(delta_text, token_ids=None)`` returns OpenAI ``chat.completion.chunk`` deltas
+    (``{"reasoning_content": ...}``, ``{"content": ...}``, ``{"tool_calls": [...]}``);
+    ``finish(finish_reason=None)`` returns the last ones, after which ``finish_reason`` and
+    ``message`` hold the result. ``feed_events``/``finish_events`` give the typed events instead.
+
+    Options:
+
+    * ``thinking``: ``True`` (the output starts inside reasoning), ``False``, or ``"auto"`` (the
+      model may open ``<think>`` itself); ``None`` takes the format's default. See
+      :func:`thinking_from_prompt` to read it from the prompt's token ids.
+    * ``tools``: the request's tools; a call to a tool not among them is invalid.
+    * ``tokenizer``: needed to feed ``token_ids`` (a tokenizer, or a mapping marker → id). With
+      ids, a marker counts only when its special token was generated.
+    * ``on_invalid_call``: ``"content"`` (default: the call's raw text becomes answer text),
+      ``"drop"`` (logged and dropped), or ``"error"`` (strict: the stream ends with
+      ``finish_reason="error"`` and ``error`` naming the problem).
+    * ``recover_calls_in_reasoning``: read a tool block written before ``</think>`` as calls.
+    * ``calls_after_content``: if ``False``, tool markup after answer text is answer text.
+    * ``reasoning_field``: ``"reasoning_content"``, ``"reasoning"`` or ``"both"`` in the deltas.
+    * ``call_id``: makes a call's id from its index (default ``call_`` + 24 random hex digits).
+    """
+
+    def __init__(
+        self,
+        format: str | ChatFormat = "deepseek_r1",
+        thinking: Optional[Thinking] = None,
+        tools: Optional[Iterable[Any]] = None,
+        *,
+        tokenizer: Any = None,
+        on_invalid_call: str = "content",
+        recover_calls_in_reasoning: bool = False,
+        calls_after_content: bool = True,
+        reasoning_field: str = "reasoning_content",
+        call_id: Callable[[int], str] = default_call_id,
+    ) -> None:
+        self.format = get_format(format)
+        if thinking is None:
+            thinking = self.format.reasoning.default_thinking
+        id_to_marker: Optional[Mapping[int, str]] = None
+        if tokenizer is not None:
+            id_to_marker = {i: m for m, i in marker_token_ids(self.format, tokenizer).items()}
+        machine_cls = _MACHINES.get(self.format.tools.layout)
+        if machine_cls is None:
+            raise ValueError(f"no parser for tool-call layout {self.format.tools.layout!r}")
+        self._machine = machine_cls(
+            self.format,
+            thinking,
+            tool_names(tools),
+            id_to_marker,
+            on_invalid_call=on_invalid_call,
+            recover_calls_in_reasoning=recover_calls_in_reasoning,
+            calls_after_content=calls_after_content,
+            call_id=call_id,
+        )
+        render_deltas([], reasoning_field)  # reject a bad field name now, not mid-stream
+        self.reasoning_field = reasoning_field
+        self._builder = MessageBuilder()
+        self.finish_reason: Optional[str] = None
+
+    def feed_events(self, delta_text: str, token_ids: Optional[list[int]] = None) -> list[Event]:
+        events = self._machine.feed(delta_text, token_ids)
+        self._builder.add(events)
+        return events
+
+    def finish_events(self, finish_reason: Optional[str] = None) -> list[Event]:
+        events = self._machine.finish(finish_reason)
+        self._builder.add(events)
+        self.finish_reason = self._builder.message.finish_reason
+        return events
+
+    def feed(self, delta_text: str, token_ids: Optional[list[int]] = None) -> list[dict]:
+        return render_deltas(self.feed_events(delta_text, token_ids), self.reasoning_field)
+
+    def finish(self, finish_reason: Optional[str] = None) -> list[dict]:
+        return render_deltas(self.finish_events(finish_reason), self.reasoning_field)
+
+    @property
+    def error(self) -> Optional[dict]:
+        """In strict mode, what made the stream end with ``finish_reason="error"``."""
+        return self._machine.error
+
+    @property
+    def stage(self):
+        """What the model is writing now (a :class:`~thinkgate.parsing.tagged_json.Stage`)."""
+        return self._machine.stage
+
+    @property
+    def message(self) -> Message:
+        """Everything read so far; complete after :meth:`finish`."""
+        return self._builder.build()
+
+
+def parse(
+    text: str,
+    format: str | ChatFormat = "deepseek_r1",
+    thinking: Optional[Thinking] = None,
+    tools: Optional[Iterable[Any]] = None,
+    *,
+    token_ids: Optional[list[int]] = None,
+    finish_reason: Optional[str] = None,
+    **options: Any,
+) -> Message:
+    """Parse a whole output: the streaming machine fed everything at once, then finished, so
+    the result equals what streaming gives for any chunking. Options as for
+    :class:`StreamParser`."""
+    parser = StreamParser(format, thinking, tools, **options)
+    parser.feed_events(text, token_ids)
+    parser.finish_events(finish_reason)
+    return parser.message
