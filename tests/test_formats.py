@@ -1,0 +1,82 @@
+import pytest
+
+from thinkgate.formats import (
+    DEEPSEEK_R1,
+    DEEPSEEK_V3,
+    DEEPSEEK_V3_1,
+    ChatFormat,
+    HeaderPiece,
+    aliases,
+    get_format,
+    names,
+    register,
+)
+
+
+def test_registry_names_and_engine_aliases():
+    assert names() == ["deepseek_r1", "deepseek_v3", "deepseek_v3_1"]
+    assert get_format("deepseek_r1") is DEEPSEEK_R1
+    assert get_format("deepseek_v3") is DEEPSEEK_V3
+    assert get_format("deepseek_v3_1") is DEEPSEEK_V3_1
+    for engine_name, fmt in [("deepseekv3", DEEPSEEK_V3), ("deepseekv31", DEEPSEEK_V3_1), ("deepseek_v31", DEEPSEEK_V3_1)]:
+        assert get_format(engine_name) is fmt
+        assert aliases()[engine_name] == fmt.name
+    assert get_format("DeepSeek_R1") is DEEPSEEK_R1
+    assert get_format(DEEPSEEK_V3) is DEEPSEEK_V3
+
+
+def test_unknown_format_names_the_known_ones():
+    with pytest.raises(ValueError, match="unknown format 'qwen9'.*deepseek_r1"):
+        get_format("qwen9")
+    with pytest.raises(TypeError):
+        get_format(3)
+
+
+def test_registering_a_taken_name_is_an_error():
+    clash = ChatFormat("other", DEEPSEEK_R1.reasoning, DEEPSEEK_R1.tools, DEEPSEEK_R1.eos, aliases=("deepseekv3",))
+    with pytest.raises(ValueError, match="already registered"):
+        register(clash)
+
+
+def test_r1_and_v3_0324_share_the_codeblock_layout():
+    assert DEEPSEEK_R1.tools is DEEPSEEK_V3.tools
+    assert DEEPSEEK_R1.reasoning.default_thinking is True
+    assert DEEPSEEK_V3.reasoning.default_thinking == "auto"
+
+
+def test_codeblock_call_text_is_the_documented_layout():
+    t = DEEPSEEK_R1.tools
+    text = t.section_text([("get_weather", '{"city": "Paris"}'), ("now", "{}")])
+    assert text == (
+        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n"
+        '{"city": "Paris"}\n```<｜tool▁call▁end｜>\n'
+        "<｜tool▁call▁begin｜>function<｜tool▁sep｜>now\n```json\n{}\n```<｜tool▁call▁end｜>"
+        "<｜tool▁calls▁end｜>"
+    )
+
+
+def test_sep_json_call_text_is_the_documented_layout():
+    t = DEEPSEEK_V3_1.tools
+    text = t.section_text([("get_weather", '{"city": "Paris"}'), ("now", "{}")])
+    assert text == (
+        '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{"city": "Paris"}'
+        "<｜tool▁call▁end｜><｜tool▁call▁begin｜>now<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
+    )
+
+
+def test_header_pieces_make_whitespace_optional():
+    assert DEEPSEEK_R1.tools.header_pieces() == (
+        HeaderPiece("text", "function"),
+        HeaderPiece("marker", "<｜tool▁sep｜>"),
+        HeaderPiece("name"),
+        HeaderPiece("space"),
+        HeaderPiece("text", "```json"),
+        HeaderPiece("space"),
+    )
+    assert DEEPSEEK_V3_1.tools.header_pieces() == (HeaderPiece("name"), HeaderPiece("marker", "<｜tool▁sep｜>"))
+
+
+def test_markers_are_single_special_tokens_of_the_real_tokenizer(tokenizer):
+    for fmt in (DEEPSEEK_R1, DEEPSEEK_V3_1):
+        for marker in fmt.markers:
+            assert len(tokenizer.encode(marker, add_special_tokens=False)) == 1, marker

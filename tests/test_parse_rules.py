@@ -1,0 +1,380 @@
+"""The format examples of design.md and every rule for unconstrained output (design.md §4)."""
+
+import json
+import logging
+
+import pytest
+
+from helpers import cuts, normalise, seq_ids, stream_deltas, stream_events
+from thinkgate import parse
+from thinkgate.formats import DEEPSEEK_R1, DEEPSEEK_V3, DEEPSEEK_V3_1
+from thinkgate.parsing import ToolCallInvalid, accumulate
+
+R1 = DEEPSEEK_R1
+V31 = DEEPSEEK_V3_1
+T = R1.tools
+T31 = V31.tools
+CLOSE = R1.reasoning.close
+OPEN = R1.reasoning.open
+WEATHER = '{"city": "Paris", "days": 3}'
+TOOLS = [
+    {"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}},
+    {"type": "function", "function": {"name": "now", "parameters": {"type": "object"}}},
+]
+
+
+def every_split_agrees(text, **kw):
+    """Parse whole, char by char and in 3-char pieces: the same events and message each time."""
+    kw.setdefault("call_id", seq_ids)
+    whole = parse(text, **kw)
+    ref = None
+    for chunks in ([text], list(text), [text[i : i + 3] for i in range(0, len(text), 3)]):
+        events, parser = stream_events(chunks, **kw)
+        assert parser.message == whole
+        if ref is None:
+            ref = normalise(events)
+        assert normalise(events) == ref
+    return whole
+
+
+def test_r1_forced_open_reasoning_then_two_calls():
+    text = "The user wants weather.\n" + CLOSE + "\n\n" + T.section_text([("get_weather", WEATHER), ("now", "{}")])
+    m = every_split_agrees(text, format="deepseek_r1")
+    assert m.reasoning_content == "The user wants weather.\n"
+    assert m.content is None
+    assert [(c.name, c.arguments) for c in m.tool_calls] == [("get_weather", WEATHER), ("now", "{}")]
+    assert [c.id for c in m.tool_calls] == ["call_0", "call_1"]
+    assert m.finish_reason == "tool_calls"
+    out = m.to_openai()
+    assert out["tool_calls"][0] == {
+        "id": "call_0",
+        "type": "function",
+        "function": {"name": "get_weather", "arguments": WEATHER},
+    }
+    assert out["reasoning_content"] == "The user wants weather.\n"
+
+
+def test_v3_1_back_to_back_calls_thinking_off():
+    text = "Checking." + T31.section_text([("get_weather", WEATHER), ("now", "{}")])
+    m = every_split_agrees(text, format="deepseek_v3_1", thinking=False)
+    assert m.reasoning_content is None
+    assert m.content == "Checking."
+    assert [(c.name, c.arguments) for c in m.tool_calls] == [("get_weather", WEATHER), ("now", "{}")]
+
+
+def test_v3_1_thinking_on():
+    text = "hmm" + CLOSE + T31.section_text([("now", "{}")])
+    m = every_split_agrees(text, format="deepseekv31", thinking=True)
+    assert m.reasoning_content == "hmm"
+    assert m.tool_calls[0].name == "now"
+
+
+def test_v3_0324_thinks_only_if_it_opens_think():
+    m = every_split_agrees("  " + OPEN + "plan" + CLOSE + "answer", format="deepseek_v3")
+    assert (m.reasoning_content, m.content) == ("plan", "answer")
+    m = every_split_agrees("no thinking " + CLOSE + " here", format="deepseek_v3")
+    assert m.reasoning_content is None
+    assert m.content == "no thinking " + CLOSE + " here"
+
+
+def test_r1_output_that_opens_think_again_is_not_doubled():
+    m = every_split_agrees(OPEN + "\nthought" + CLOSE + "answer", format="deepseek_r1")
+    assert (m.reasoning_content, m.content) == ("\nthought", "answer")
+
+
+def test_no_close_marker_means_all_reasoning():
+    m = every_split_agrees("still thinking about " + T.call_begin[:5], format="deepseek_r1")
+    assert m.reasoning_content == "still thinking about " + T.call_begin[:5]
+    assert m.content is None and m.tool_calls == []
+    assert m.finish_reason == "stop"
+    assert parse("thinking", finish_reason="length").finish_reason == "length"
+
+
+def test_whitespace_between_think_and_tool_block_is_dropped():
+    m = every_split_agrees("r" + CLOSE + "\n\n  \n" + T.section_text([("now", "{}")]))
+    assert m.content is None
+    assert m.tool_calls[0].name == "now"
+
+
+def test_text_between_think_and_tool_block_is_content_and_calls_still_parsed():
+    text = "r" + CLOSE + "\n\nI'll check the weather.\n\n" + T.section_text([("get_weather", WEATHER)])
+    m = every_split_agrees(text)
+    assert m.content == "I'll check the weather."
+    assert m.tool_calls[0].arguments == WEATHER
+    strict = every_split_agrees(text, calls_after_content=False)
+    assert strict.tool_calls == []
+    assert strict.content.startswith("I'll check the weather.\n\n" + T.section_begin)
+    assert strict.content.endswith(T.section_end)
+
+
+def test_text_before_a_call_in_the_same_delta_is_kept():
+    text = "r" + CLOSE + "Sure: " + T.section_text([("now", "{}")])
+    events, parser = stream_events(["r" + CLOSE, text[len("r" + CLOSE) :]])
+    assert parser.message.content == "Sure:"
+    assert parser.message.tool_calls[0].name == "now"
+
+
+def test_invalid_json_call_is_kept_as_content_and_valid_calls_beside_it_survive():
+    bad = T.call_text("get_weather", '{"city": Paris}')
+    text = "r" + CLOSE + T.section_begin + T.call_text("now", "{}") + "\n" + bad + "\n" + T.call_text("get_weather", WEATHER) + T.section_end
+    m = every_split_agrees(text)
+    assert [(c.name, c.arguments) for c in m.tool_calls] == [("now", "{}"), ("get_weather", WEATHER)]
+    assert m.content == bad
+    assert len(m.invalid_tool_calls) == 1
+    assert "not valid JSON" in m.invalid_tool_calls[0].error
+    assert m.finish_reason == "tool_calls"
+
+
+def test_drop_policy_logs_and_drops(caplog):
+    bad = T.call_text("get_weather", "{oops")
+    text = "r" + CLOSE + T.section_begin + bad + T.call_text("now", "{}") + T.section_end
+    with caplog.at_level(logging.WARNING, logger="thinkgate.parsing"):
+        m = parse(text, on_invalid_call="drop")
+    assert m.content is None
+    assert [c.name for c in m.tool_calls] == ["now"]
+    assert "dropped an invalid tool call" in caplog.text
+
+
+def test_strict_policy_ends_the_stream_with_an_error():
+    bad = T.call_text("get_weather", '{"city": Paris}')
+    text = "r" + CLOSE + T.section_begin + T.call_text("now", "{}") + bad + T.call_text("now", "{}") + T.section_end
+    deltas, parser = stream_deltas(list(text), on_invalid_call="error")
+    assert parser.finish_reason == "error"
+    assert parser.error["type"] == "invalid_tool_call"
+    assert "not valid JSON" in parser.error["message"]
+    assert parser.error["tool_name"] == "get_weather"
+    m = parse(text, on_invalid_call="error", call_id=seq_ids)
+    assert m == parser.message
+    assert [c.name for c in m.tool_calls] == ["now"]
+    choice = m.to_openai_choice()
+    assert choice["finish_reason"] == "error" and choice["error"] == parser.error
+
+
+def test_unknown_tool_is_invalid_only_when_tools_are_given():
+    text = "r" + CLOSE + T.section_text([("launch_rocket", '{"go": true}'), ("now", "{}")])
+    m = every_split_agrees(text, tools=TOOLS)
+    assert [c.name for c in m.tool_calls] == ["now"]
+    assert m.invalid_tool_calls[0].error == "unknown tool 'launch_rocket'"
+    assert m.content == T.call_text("launch_rocket", '{"go": true}')
+    assert [c.name for c in parse(text).tool_calls] == ["launch_rocket", "now"]
+
+
+def test_tool_block_inside_reasoning_is_reasoning_unless_recovered():
+    block = T.section_text([("get_weather", WEATHER)])
+    text = "I will call " + block + " then done" + CLOSE + "ok"
+    m = every_split_agrees(text)
+    assert m.reasoning_content == "I will call " + block + " then done"
+    assert m.tool_calls == []
+    rec = every_split_agrees(text, recover_calls_in_reasoning=True)
+    assert rec.reasoning_content == "I will call  then done"
+    assert rec.tool_calls[0].arguments == WEATHER
+    assert rec.content == "ok"
+
+
+def test_cut_off_mid_call_gives_length_and_no_complete_call():
+    full = "r" + CLOSE + T.section_text([("now", "{}"), ("get_weather", WEATHER)])
+    cut = full[: full.index('"Paris"') + 3]
+    m = every_split_agrees(cut)
+    assert m.finish_reason == "length"
+    assert [c.name for c in m.tool_calls] == ["now"]
+    assert m.invalid_tool_calls[0].cut_off
+    assert "ended inside a tool call" in m.invalid_tool_calls[0].error
+    assert m.content.endswith('{"city": "Pa')
+    # the engine's own finish reason wins when given
+    assert parse(cut, finish_reason="length").finish_reason == "length"
+    # cut inside the header
+    m = parse(full[: full.index("get_weather") + 3])
+    assert m.finish_reason == "length" and len(m.tool_calls) == 1
+
+
+def test_marker_text_backticks_and_braces_inside_strings_do_not_end_a_call():
+    args = json.dumps({"code": "x = {'a': 1}\n```\n" + T.call_end + T.section_end + "}"})
+    text = "r" + CLOSE + T.section_text([("run", args), ("now", "{}")])
+    m = every_split_agrees(text)
+    assert [(c.name, c.arguments) for c in m.tool_calls] == [("run", args), ("now", "{}")]
+    args31 = json.dumps({"s": T31.call_end + '"}'})
+    m = every_split_agrees("r" + CLOSE + T31.section_text([("run", args31)]), format="deepseek_v3_1", thinking=True)
+    assert m.tool_calls[0].arguments == args31
+
+
+def test_unterminated_string_does_not_swallow_the_next_call():
+    broken = T.call_begin + T.header_text("get_weather") + '{"city": "Par' + T.call_end
+    text = "r" + CLOSE + T.section_begin + broken + "\n" + T.call_text("now", '{"tz": "UTC"}') + T.section_end
+    m = every_split_agrees(text)
+    assert [(c.name, c.arguments) for c in m.tool_calls] == [("now", '{"tz": "UTC"}')]
+    assert m.content == broken
+    # and when the broken string runs to the end of the output
+    m = every_split_agrees("r" + CLOSE + T.section_begin + broken + " tail")
+    assert m.tool_calls == []
+    assert m.content == broken + " tail"
+
+
+def test_arguments_stream_as_written_and_join_to_the_final_text():
+    args = '{ "a" : [1, 2.5e-3, true, null, {"b": "\\u00e9\\n"}],\n  "c": -0 }'
+    text = "r" + CLOSE + T.section_text([("f", args)])
+    events, _ = stream_events(list(text))
+    deltas = [e.text for e in events if type(e).__name__ == "ToolCallArgumentsDelta"]
+    assert len(deltas) > 10
+    assert "".join(deltas) == args
+
+
+def test_calls_get_unique_ids_and_openai_indices():
+    text = "r" + CLOSE + T.section_text([("now", "{}")] * 5)
+    m = parse(text)
+    ids = [c.id for c in m.tool_calls]
+    assert len(set(ids)) == 5 and all(i.startswith("call_") and len(i) == 29 for i in ids)
+    deltas, _ = stream_deltas([text])
+    starts = [tc for d in deltas for tc in d.get("tool_calls", ()) if "id" in tc]
+    assert [tc["index"] for tc in starts] == [0, 1, 2, 3, 4]
+
+
+def test_streamed_deltas_accumulate_to_the_non_streamed_message():
+    text = "Think " * 5 + CLOSE + "Answer first. " + T.section_text([("get_weather", WEATHER), ("now", "{}")])
+    whole = parse(text, call_id=seq_ids).to_openai()
+    for size in (1, 2, 5, 40):
+        deltas, _ = stream_deltas([text[i : i + size] for i in range(0, len(text), size)])
+        assert accumulate(deltas) == whole
+
+
+def test_call_without_section_marker_and_missing_section_end():
+    text = "r" + CLOSE + T.call_text("now", "{}")
+    m = every_split_agrees(text)
+    assert [c.name for c in m.tool_calls] == ["now"]
+    assert m.finish_reason == "tool_calls"
+
+
+def test_tolerated_header_and_footer_variants():
+    variants = [
+        T.call_begin + "function" + T.sep + "now ```json {}```" + T.call_end,
+        T.call_begin + "function" + T.sep + "now\n```json\n{}" + T.call_end,  # footer left out
+        T.call_begin + "function" + T.sep + "now\n\n```json\n\n{} \n ``` \n" + T.call_end,
+    ]
+    for v in variants:
+        m = every_split_agrees("r" + CLOSE + T.section_begin + v + T.section_end)
+        assert [(c.name, c.arguments) for c in m.tool_calls] == [("now", "{}")], v
+        assert m.content is None
+
+
+def test_header_that_does_not_match_is_an_invalid_call():
+    bad = T.call_begin + "procedure" + T.sep + "now\n```json\n{}\n```" + T.call_end
+    m = every_split_agrees("r" + CLOSE + T.section_begin + bad + T.call_text("now", "{}") + T.section_end)
+    assert [c.name for c in m.tool_calls] == ["now"]
+    assert m.content == bad
+    assert "expected 'function'" in m.invalid_tool_calls[0].error
+    empty = T.call_begin + "function" + T.sep + "\n```json\n{}\n```" + T.call_end
+    m = parse("r" + CLOSE + empty)
+    assert m.invalid_tool_calls[0].error == "the call header names no tool"
+
+
+def test_stray_text_in_a_section_and_after_it_is_content():
+    text = "r" + CLOSE + T.section_begin + T.call_text("now", "{}") + " oops " + T.call_text("now", "{}") + T.section_end + "\n\nDone."
+    m = every_split_agrees(text)
+    assert len(m.tool_calls) == 2
+    assert m.content == "oops\n\nDone."
+
+
+def test_text_after_a_complete_call_that_is_not_its_footer():
+    text = "r" + CLOSE + T.section_begin + T.call_begin + T.header_text("now") + "{} trailing" + T.call_end + T.section_end
+    m = every_split_agrees(text)
+    assert [c.arguments for c in m.tool_calls] == ["{}"]
+    assert m.content == "trailing"
+
+
+def test_end_of_sentence_text_is_dropped():
+    m = every_split_agrees("r" + CLOSE + "answer" + R1.eos)
+    assert m.content == "answer"
+
+
+def test_arguments_must_be_an_object():
+    m = parse("r" + CLOSE + T.section_text([("now", "[1, 2]")]))
+    assert m.tool_calls == []
+    assert "must be a JSON object" in m.invalid_tool_calls[0].error
+
+
+def test_marker_inside_arguments_outside_a_string_breaks_the_call():
+    text = "r" + CLOSE + T.section_begin + T.call_begin + T.header_text("f") + '{"a": 1' + T.call_end + T.call_text("now", "{}") + T.section_end
+    m = every_split_agrees(text)
+    assert [c.name for c in m.tool_calls] == ["now"]
+    assert "not valid JSON" in m.invalid_tool_calls[0].error or "before its arguments" in m.invalid_tool_calls[0].error
+
+
+def test_next_call_begin_cuts_an_open_call():
+    text = "r" + CLOSE + T.section_begin + T.call_begin + T.header_text("f") + '{"a": 1, ' + T.call_text("now", "{}") + T.section_end
+    m = every_split_agrees(text)
+    assert [c.name for c in m.tool_calls] == ["now"]
+    assert m.invalid_tool_calls[0].text.startswith(T.call_begin)
+
+
+def test_bad_options_are_rejected_by_name():
+    with pytest.raises(ValueError, match="on_invalid_call"):
+        parse("x", on_invalid_call="explode")
+    with pytest.raises(ValueError, match="thinking"):
+        parse("x", thinking="maybe")
+    with pytest.raises(ValueError, match="reasoning_field"):
+        parse("x", reasoning_field="thoughts")
+    with pytest.raises(ValueError, match=r"tools\[0\]"):
+        parse("x", tools=[{"type": "function"}])
+    with pytest.raises(ValueError, match="no tokenizer"):
+        parse("x", token_ids=[1, 2])
+
+
+def test_feed_after_finish_is_an_error():
+    from thinkgate import StreamParser
+
+    p = StreamParser()
+    p.finish()
+    with pytest.raises(RuntimeError):
+        p.feed("x")
+    with pytest.raises(RuntimeError):
+        p.finish()
+
+
+def test_reasoning_field_option():
+    m = parse("thought" + CLOSE + "answer")
+    assert m.to_openai(reasoning_field="reasoning")["reasoning"] == "thought"
+    assert "reasoning_content" not in m.to_openai(reasoning_field="reasoning")
+    both = m.to_openai(reasoning_field="both")
+    assert both["reasoning"] == both["reasoning_content"] == "thought"
+    deltas, _ = stream_deltas(["thought", CLOSE + "answer"], reasoning_field="reasoning")
+    assert deltas[0] == {"reasoning": "thought"}
+
+
+def test_extensions_carry_the_streamed_chunks():
+    text = "a" + CLOSE + T.section_text([("now", '{"x": 1}')])
+    p_events, parser = stream_events(list(text))
+    ext = parser.message.to_openai(extensions=True)["extensions"]
+    assert ext["reasoning_chunks"] == ["a"]
+    kinds = [c["type"] for c in ext["tool_call_chunks"]]
+    assert kinds[0] == "start" and kinds[-1] == "end" and kinds.count("arguments") == len('{"x": 1}')
+    assert "".join(c["delta"] for c in ext["tool_call_chunks"] if c["type"] == "arguments") == '{"x": 1}'
+
+
+def test_invalid_event_is_emitted_for_started_calls():
+    text = "r" + CLOSE + T.section_begin + T.call_begin + T.header_text("f") + '{"a": tru' + T.call_end
+    events, _ = stream_events([text])
+    inv = [e for e in events if isinstance(e, ToolCallInvalid)]
+    assert inv[0].index == 0 and inv[0].name == "f" and not inv[0].cut_off
+
+
+def test_output_ending_right_after_the_arguments_keeps_the_call():
+    text = "r" + CLOSE + T.section_begin + T.call_begin + T.header_text("now") + "{}"
+    m = every_split_agrees(text)
+    assert [c.arguments for c in m.tool_calls] == ["{}"]
+    assert m.finish_reason == "tool_calls"
+    unknown = "r" + CLOSE + T.section_begin + T.call_begin + T.header_text("nope") + "{}\n``"
+    m = every_split_agrees(unknown, tools=TOOLS)
+    assert m.tool_calls == [] and m.content == T.call_begin + T.header_text("nope") + "{}\n``"
+
+
+def test_v3_1_call_end_left_out_before_the_next_call():
+    t = T31
+    text = t.section_begin + t.call_begin + "now" + t.sep + "{}" + t.call_begin + "now" + t.sep + '{"a": 1}' + t.section_end
+    m = every_split_agrees(text, format="deepseek_v3_1", thinking=False)
+    assert [c.arguments for c in m.tool_calls] == ["{}", '{"a": 1}']
+
+
+def test_overlong_tool_name_is_invalid():
+    text = "r" + CLOSE + T.section_text([("x" * 300, "{}"), ("now", "{}")])
+    m = every_split_agrees(text)
+    assert [c.name for c in m.tool_calls] == ["now"]
+    assert "longer than" in m.invalid_tool_calls[0].error

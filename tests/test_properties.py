@@ -1,0 +1,117 @@
+"""Invariants over generated outputs: split invariance, nothing lost, never raises."""
+
+import os
+from collections import Counter
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from helpers import cuts, normalise, seq_ids, stream_deltas, stream_events
+from outputs import cut_points, outputs
+from thinkgate import parse
+from thinkgate.formats import DEEPSEEK_R1, DEEPSEEK_V3, DEEPSEEK_V3_1
+from thinkgate.parsing import ToolCallEnd, accumulate
+
+FORMATS = [DEEPSEEK_R1, DEEPSEEK_V3, DEEPSEEK_V3_1]
+# THINKGATE_EXAMPLES=5000 for a deeper hunt than the default run.
+EXAMPLES = int(os.environ.get("THINKGATE_EXAMPLES", "150"))
+SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def kept_characters(fmt, message, events):
+    """Every non-space character the parse kept, markers aside: reasoning, content, and each
+    complete call written out again (header text, arguments, footer)."""
+    t = fmt.tools
+    parts = [message.reasoning_content or "", message.content or ""]
+    for ev in events:
+        if isinstance(ev, ToolCallEnd):
+            parts.append(t.header_text(ev.name) + ev.arguments + t.footer)
+    return _visible("".join(parts), fmt)
+
+
+def _visible(text, fmt):
+    for m in sorted(fmt.markers, key=len, reverse=True):
+        text = text.replace(m, "")
+    return Counter(c for c in text if not c.isspace())
+
+
+@pytest.mark.parametrize("fmt", FORMATS, ids=lambda f: f.name)
+@SETTINGS
+@given(data=st.data())
+def test_generated_outputs_parse_to_what_was_written(fmt, data):
+    thinking = data.draw(st.booleans()) if fmt is not DEEPSEEK_R1 else True
+    out = data.draw(outputs(fmt, thinking))
+    m = parse(out.text, format=fmt, thinking=thinking, call_id=seq_ids)
+    assert m.reasoning_content == out.reasoning
+    assert m.content == out.content
+    assert [(c.name, c.arguments) for c in m.tool_calls] == out.calls
+    assert m.invalid_tool_calls == []
+    assert m.finish_reason == ("tool_calls" if out.calls else "stop")
+
+
+@pytest.mark.parametrize("fmt", FORMATS, ids=lambda f: f.name)
+@SETTINGS
+@given(data=st.data())
+def test_every_chunking_gives_the_same_result(fmt, data):
+    thinking = data.draw(st.sampled_from([True, False, "auto"]))
+    out = data.draw(outputs(fmt, thinking is True, allow_broken=True))
+    points = data.draw(cut_points(len(out.text)))
+    kw = dict(format=fmt, thinking=thinking)
+    whole_events, whole = stream_events([out.text], **kw)
+    split_events, split = stream_events(cuts(out.text, points), **kw)
+    assert normalise(split_events) == normalise(whole_events)
+    assert split.message == whole.message
+    if not whole.message.invalid_tool_calls:
+        deltas, _ = stream_deltas(cuts(out.text, points), **kw)
+        assert accumulate(deltas) == whole.message.to_openai()
+
+
+@pytest.mark.parametrize("fmt", FORMATS, ids=lambda f: f.name)
+@SETTINGS
+@given(data=st.data())
+def test_nothing_is_lost_and_broken_calls_spare_the_others(fmt, data):
+    out = data.draw(outputs(fmt, True, allow_broken=True))
+    events, parser = stream_events(cuts(out.text, data.draw(cut_points(len(out.text)))), format=fmt, thinking=True)
+    m = parser.message
+    assert kept_characters(fmt, m, events) == _visible(out.text, fmt)
+    assert [(c.name, c.arguments) for c in m.tool_calls] == out.calls
+    # Once a call's JSON is broken its string state is unknown, so marker text inside it may
+    # split it in two; the calls around it are untouched.
+    assert len(m.invalid_tool_calls) >= len(out.broken)
+    assert not out.broken or m.invalid_tool_calls
+
+
+@pytest.mark.parametrize("fmt", FORMATS, ids=lambda f: f.name)
+@settings(max_examples=2 * EXAMPLES, deadline=None)
+@given(
+    pieces=st.lists(
+        st.one_of(
+            st.text(max_size=6),
+            st.sampled_from(list(DEEPSEEK_R1.markers) + ["```json", "{", "}", '"', "\\", "function", "\n"]),
+        ),
+        max_size=40,
+    ),
+    thinking=st.sampled_from([True, False, "auto"]),
+    policy=st.sampled_from(["content", "drop", "error"]),
+    recover=st.booleans(),
+    data=st.data(),
+)
+def test_arbitrary_text_never_raises_and_is_split_invariant(fmt, pieces, thinking, policy, recover, data):
+    text = "".join(pieces)
+    kw = dict(format=fmt, thinking=thinking, on_invalid_call=policy, recover_calls_in_reasoning=recover)
+    whole_events, whole = stream_events([text], **kw)
+    split_events, split = stream_events(cuts(text, data.draw(cut_points(len(text)))), **kw)
+    assert normalise(split_events) == normalise(whole_events)
+    assert split.message == whole.message
+    for call in whole.message.tool_calls:
+        call.parsed_arguments()  # every complete call holds valid JSON
+    if policy == "content":
+        assert kept_characters(fmt, whole.message, whole_events) == _visible(text, fmt) or _footer_slack(fmt, text, whole)
+
+
+def _footer_slack(fmt, text, parser):
+    """The only characters the parser may drop besides markers and whitespace: a footer the
+    model began and did not finish (``\\n``` `` before the end marker)."""
+    lost = _visible(text, fmt) - kept_characters(fmt, parser.message, [])
+    return set(lost) <= set(fmt.tools.footer) and not (kept_characters(fmt, parser.message, []) - _visible(text, fmt) - Counter())

@@ -1,0 +1,38 @@
+"""The README's commands and examples are the ones that work."""
+
+import contextlib
+import io
+import pathlib
+import re
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text()
+
+
+def _blocks(lang):
+    return re.findall(rf"```{lang}\n(.*?)```", README, flags=re.S)
+
+
+def _first_bash_block_after(heading):
+    return re.search(r"```bash\n(.*?)\n```", README.split(heading, 1)[1], re.S).group(1).strip()
+
+
+def test_ci_runs_exactly_the_readme_test_command():
+    command = _first_bash_block_after("## Test")
+    ci = (ROOT / ".ci" / "run").read_text().splitlines()
+    assert command in ci
+    for part in _first_bash_block_after("## Set up").split("&&"):
+        assert any(line.endswith(part.strip().removeprefix("pip ")) for line in ci), part
+
+
+def test_python_examples_run_and_print_what_they_say():
+    for block in _blocks("python"):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(compile(block, "README.md", "exec"), {})
+        printed = out.getvalue().splitlines()
+        promised = [m.group(1).strip() for m in re.finditer(r"print\(.*\)\s+# (.*)", block)]
+        assert len(printed) == len(promised)
+        for got, want in zip(printed, promised):
+            if "..." not in want:
+                assert got == want
