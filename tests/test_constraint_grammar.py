@@ -1,0 +1,183 @@
+"""build_structural_tag and the compiled tool grammar, checked token by token with the real
+DeepSeek tokenizer."""
+
+import json
+import threading
+
+import pytest
+import xgrammar as xgr
+
+from schemas import BOOK_FLIGHT, GET_WEATHER, REALISTIC
+from thinkgate.constraint import build_structural_tag, compile_tool_grammar, grammar_cache
+from thinkgate.formats import DEEPSEEK_R1, DEEPSEEK_V3_1
+
+WEATHER_ARGS = '{"city": "Zürich", "days": 3}'
+
+
+def _ids(tok, text):
+    return tok.encode(text, add_special_tokens=False)
+
+
+def _spelled(tok, marker):
+    """The marker's text as ordinary tokens (its first character split off)."""
+    return _ids(tok, marker[0]) + _ids(tok, marker[1:])
+
+
+def _matcher(tok, fmt, tools, choice, **kw):
+    return xgr.GrammarMatcher(compile_tool_grammar(tok, fmt, tools, choice, **kw).compiled)
+
+
+def _accepts(matcher, ids, end=True):
+    for t in ids:
+        if not matcher.accept_token(t):
+            return False
+    return matcher.accept_token(1) and matcher.is_terminated() if end else True
+
+
+@pytest.mark.parametrize("fmt", [DEEPSEEK_R1, DEEPSEEK_V3_1], ids=lambda f: f.name)
+def test_required_accepts_the_canonical_output_with_leading_whitespace(tokenizer, fmt):
+    text = "\n\n" + fmt.tools.section_text([("get_weather", WEATHER_ARGS), ("book_flight", json.dumps({"origin": "ZRH", "destination": "NRT", "depart_at": "2025-03-01T10:00:00Z", "passengers": [{"name": "Ana", "age": 30}]}))])
+    assert _accepts(_matcher(tokenizer, fmt, REALISTIC, "required"), _ids(tokenizer, text))
+
+
+@pytest.mark.parametrize("fmt", [DEEPSEEK_R1, DEEPSEEK_V3_1], ids=lambda f: f.name)
+def test_markers_must_be_the_special_token(tokenizer, fmt):
+    t = fmt.tools
+    m = _matcher(tokenizer, fmt, [GET_WEATHER], "required")
+    assert not m.accept_token(_spelled(tokenizer, t.section_begin)[0])
+    # and inside a call: the separator spelled out
+    m = _matcher(tokenizer, fmt, [GET_WEATHER], "required")
+    head = t.section_begin + t.call_begin
+    ok = _accepts(m, _ids(tokenizer, head), end=False)
+    assert ok
+    rest = ("function" if fmt is DEEPSEEK_R1 else "get_weather")
+    assert _accepts(m, _ids(tokenizer, rest), end=False)
+    assert not m.accept_token(_spelled(tokenizer, t.sep)[0])
+
+
+@pytest.mark.parametrize("marker", ["call_end", "section_end", "call_begin", "sep"])
+def test_no_marker_or_think_token_inside_arguments(tokenizer, marker):
+    t = DEEPSEEK_V3_1.tools
+    for token_text in (getattr(t, marker), DEEPSEEK_V3_1.reasoning.open, DEEPSEEK_V3_1.reasoning.close):
+        m = _matcher(tokenizer, "deepseek_v3_1", [GET_WEATHER], "required")
+        prefix = t.section_begin + t.call_begin + "get_weather" + t.sep + '{"city": "Par'
+        assert _accepts(m, _ids(tokenizer, prefix), end=False)
+        assert not m.accept_token(tokenizer.convert_tokens_to_ids(token_text)), token_text
+
+
+def test_whitespace_inside_arguments_is_bounded(tokenizer):
+    t = DEEPSEEK_V3_1.tools
+    head = t.section_begin + t.call_begin + "get_weather" + t.sep + "{"
+    m = _matcher(tokenizer, "deepseek_v3_1", [GET_WEATHER], "required", max_whitespace=4)
+    assert _accepts(m, _ids(tokenizer, head + "    "), end=False)
+    assert not m.accept_token(_ids(tokenizer, " ")[0])
+
+
+def test_named_allows_exactly_one_call_of_that_tool(tokenizer):
+    t = DEEPSEEK_R1.tools
+    named = {"type": "function", "function": {"name": "get_weather"}}
+    one = t.section_text([("get_weather", WEATHER_ARGS)])
+    assert _accepts(_matcher(tokenizer, "deepseek_r1", REALISTIC, named), _ids(tokenizer, one))
+    two = t.section_text([("get_weather", WEATHER_ARGS)] * 2)
+    assert not _accepts(_matcher(tokenizer, "deepseek_r1", REALISTIC, named), _ids(tokenizer, two))
+    other = t.section_text([("set_alarm", '{"time": "07:30"}')])
+    assert not _accepts(_matcher(tokenizer, "deepseek_r1", REALISTIC, named), _ids(tokenizer, other))
+
+
+def test_parallel_tool_calls_false_allows_one_call(tokenizer):
+    t = DEEPSEEK_V3_1.tools
+    two = t.section_text([("get_weather", WEATHER_ARGS)] * 2)
+    assert _accepts(_matcher(tokenizer, "deepseek_v3_1", [GET_WEATHER], "required"), _ids(tokenizer, two))
+    assert not _accepts(_matcher(tokenizer, "deepseek_v3_1", [GET_WEATHER], "required", parallel_tool_calls=False), _ids(tokenizer, two))
+
+
+def test_required_refuses_text_and_an_empty_answer(tokenizer):
+    m = _matcher(tokenizer, "deepseek_r1", [GET_WEATHER], "required")
+    assert not m.accept_token(_ids(tokenizer, "Sure")[0])
+    m = _matcher(tokenizer, "deepseek_r1", [GET_WEATHER], "required")
+    assert not m.accept_token(1)
+
+
+def test_auto_allows_text_then_one_section_and_nothing_after(tokenizer):
+    t = DEEPSEEK_R1.tools
+    text = "Let me check. " + t.section_text([("get_weather", WEATHER_ARGS)])
+    assert _accepts(_matcher(tokenizer, "deepseek_r1", REALISTIC, "auto"), _ids(tokenizer, text))
+    assert _accepts(_matcher(tokenizer, "deepseek_r1", REALISTIC, "auto"), _ids(tokenizer, "Just text."))
+    m = _matcher(tokenizer, "deepseek_r1", REALISTIC, "auto")
+    assert _accepts(m, _ids(tokenizer, text), end=False)
+    assert not m.accept_token(_ids(tokenizer, "More")[0])
+    # no control token in the text: not a bare call marker, not </think>
+    for marker in (t.call_begin, DEEPSEEK_R1.reasoning.close):
+        m = _matcher(tokenizer, "deepseek_r1", REALISTIC, "auto")
+        assert _accepts(m, _ids(tokenizer, "Hi "), end=False)
+        assert not m.accept_token(tokenizer.convert_tokens_to_ids(marker))
+
+
+def test_none_allows_text_only(tokenizer):
+    t = DEEPSEEK_R1.tools
+    m = _matcher(tokenizer, "deepseek_r1", REALISTIC, "none")
+    assert _accepts(m, _ids(tokenizer, "No tools today."))
+    m = _matcher(tokenizer, "deepseek_r1", REALISTIC, "none")
+    assert not m.accept_token(tokenizer.convert_tokens_to_ids(t.section_begin))
+
+
+def test_allowed_tools(tokenizer):
+    t = DEEPSEEK_V3_1.tools
+    choice = {"type": "allowed_tools", "allowed_tools": {"mode": "required", "tools": [{"type": "function", "function": {"name": "get_weather"}}]}}
+    ok = t.section_text([("get_weather", WEATHER_ARGS)])
+    assert _accepts(_matcher(tokenizer, "deepseek_v3_1", REALISTIC, choice), _ids(tokenizer, ok))
+    bad = t.section_text([("set_alarm", '{"time": "07:30"}')])
+    assert not _accepts(_matcher(tokenizer, "deepseek_v3_1", REALISTIC, choice), _ids(tokenizer, bad))
+    auto = dict(choice, allowed_tools=dict(choice["allowed_tools"], mode="auto"))
+    assert _accepts(_matcher(tokenizer, "deepseek_v3_1", REALISTIC, auto), _ids(tokenizer, "text"))
+
+
+@pytest.mark.parametrize(
+    "tools, choice, message",
+    [
+        ([GET_WEATHER], {"type": "function", "function": {"name": "nope"}}, "'nope', which is not among the tools"),
+        ([], "required", "needs at least one tool"),
+        ([GET_WEATHER], "sometimes", "unknown tool_choice 'sometimes'"),
+        ([{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {"a": {"type": "strin"}}}}}], "auto", "tool 'f': invalid JSON schema at properties/a/type"),
+        ([{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {"a": {"not": {"type": "string"}}}}}}], "auto", "keyword 'not' at #/properties/a"),
+        ([{"type": "function", "function": {"name": "bad name"}}], "auto", "invalid name 'bad name'"),
+        ([GET_WEATHER, GET_WEATHER], "auto", "given twice"),
+        ([{"type": "function", "function": {"name": "f", "parameters": {"type": "array"}}}], "auto", "must describe an object"),
+        ([GET_WEATHER], {"type": "allowed_tools", "allowed_tools": {"mode": "required", "tools": [{"type": "function", "function": {"name": "x"}}]}}, "allowed_tools names the function 'x'"),
+    ],
+)
+def test_bad_requests_raise_value_errors_that_name_the_problem(tokenizer, tools, choice, message):
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace("[", r"\[")):
+        build_structural_tag("deepseek_r1", tools, choice, tokenizer=tokenizer)
+
+
+def test_unsupported_keyword_can_be_relaxed_explicitly(tokenizer, caplog):
+    tool = {"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {"a": {"type": "integer", "not": {"const": 3}}}}}}
+    tag = build_structural_tag("deepseek_r1", [tool], "required", tokenizer=tokenizer, unsupported="relax")
+    assert "not enforced" in caplog.text
+    assert '"not"' not in tag.model_dump_json()
+
+
+def test_without_a_tokenizer_markers_are_text():
+    tag = build_structural_tag("deepseek_r1", [GET_WEATHER], "required")
+    dumped = tag.model_dump_json()
+    assert DEEPSEEK_R1.tools.section_begin in dumped and '"token"' not in dumped
+
+
+def test_cache_hits_for_reordered_tools_and_compiles_once_under_threads(tokenizer):
+    cache = grammar_cache(tokenizer)
+    a = {"type": "function", "function": {"name": "cache_probe", "parameters": {"type": "object", "properties": {"x": {"type": "integer"}, "y": {"type": "boolean"}}}}}
+    b = json.loads(json.dumps(a))
+    b["function"]["parameters"]["properties"] = {"y": {"type": "boolean"}, "x": {"type": "integer"}}
+    misses = cache.misses
+    results = []
+    threads = [threading.Thread(target=lambda: results.append(cache.get("deepseek_r1", [a], "required"))) for _ in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert cache.misses == misses + 1
+    assert all(r is results[0] for r in results)
+    assert cache.get("deepseek_r1", [b], "required") is results[0]
+    assert cache.get("deepseek_r1", json.dumps([b], indent=4), "required") is results[0]
+    assert cache.get("deepseek_r1", [a], "auto") is not results[0]

@@ -1,0 +1,125 @@
+"""Guaranteed validity (design.md invariant 1): seeded random-logit sampling under the grammar,
+with the real DeepSeek tokenizer, parses into calls whose arguments validate.
+
+Default run: 25 samples per format × tool_choice × thinking. ``python -m pytest -m slow -s
+tests/test_constraint_sampling.py`` runs 2,000 per format × tool_choice and prints the table
+(``THINKGATE_SAMPLES`` changes the count)."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+
+import jsonschema
+import pytest
+import torch
+
+from schemas import REALISTIC
+from thinkgate import parse
+from thinkgate.constraint import BatchMasker, ReasonerGrammar, compile_tool_grammar
+from thinkgate.constraint.vocabulary import vocabulary_for
+
+FORMATS = ["deepseek_r1", "deepseek_v3_1"]
+CHOICES = {
+    "required": "required",
+    "named": {"type": "function", "function": {"name": "book_flight"}},
+    "auto": "auto",
+    "none": "none",
+}
+THINKING = {"off": False, "budget": True}
+SCHEMAS = {t["function"]["name"]: t["function"]["parameters"] for t in REALISTIC}
+VALIDATOR = {n: jsonschema.Draft202012Validator(s, format_checker=jsonschema.FormatChecker()) for n, s in SCHEMAS.items()}
+MAX_TOKENS = 400
+
+
+def sample_batch(tokenizer, fmt, choice, thinking, n, seed, batch=25):
+    """Sample ``n`` outputs under the grammar, ``batch`` rows at a time. In ``auto`` the tool
+    section is opened after a few tokens of text, and in ``none`` the output is ended after a
+    few; otherwise every token is drawn from softmax(3·randn) over what the mask allows."""
+    grammar = compile_tool_grammar(tokenizer, fmt, REALISTIC, CHOICES[choice])
+    vocab = vocabulary_for(tokenizer)
+    section_begin = vocab.token_id(grammar.format.tools.section_begin)
+    eos = grammar.stop_ids[0]
+    gen = torch.Generator().manual_seed(seed)
+    out = []
+    for start in range(0, n, batch):
+        rows = min(batch, n - start)
+        grammars = [ReasonerGrammar(grammar, thinking=THINKING[thinking], thinking_budget=3) for _ in range(rows)]
+        masker = BatchMasker(vocab.size, rows)
+        ids = [[] for _ in range(rows)]
+        live = list(range(rows))
+        for step in range(MAX_TOKENS):
+            if not live:
+                break
+            logits = torch.randn(rows, vocab.size, generator=gen) * 3
+            masker([grammars[i] if i in live else None for i in range(rows)], logits)
+            probs = torch.softmax(logits, dim=-1)
+            picked = torch.multinomial(probs, 1, generator=gen)[:, 0].tolist()
+            for i in list(live):
+                g = grammars[i]
+                tid = picked[i]
+                constrained_steps = sum(1 for _ in ids[i]) - (4 if THINKING[thinking] else 0)
+                if choice == "auto" and constrained_steps >= 3 and torch.isfinite(logits[i, section_begin]):
+                    tid = section_begin
+                if choice == "none" and constrained_steps >= 12 and torch.isfinite(logits[i, eos]):
+                    tid = eos
+                assert torch.isfinite(logits[i, tid]), "sampled a masked token"
+                assert g.accept_token(tid), g.error
+                ids[i].append(tid)
+                if g.is_terminated():
+                    live.remove(i)
+        out += [(ids[i], grammars[i]) for i in range(rows)]
+    return out
+
+
+def check(tokenizer, fmt, choice, thinking, samples):
+    """Per-sample verdicts: 'valid', 'unterminated', or an error message."""
+    verdicts = Counter()
+    control = vocabulary_for(tokenizer).control_ids
+    for ids, g in samples:
+        if not g.is_terminated():
+            verdicts["unterminated"] += 1
+            continue
+        body = ids[:-1]  # the end-of-sequence token
+        text = tokenizer.decode(body, skip_special_tokens=False, clean_up_tokenization_spaces=False)
+        m = parse(text, format=fmt, thinking=THINKING[thinking], token_ids=body, tokenizer=tokenizer, tools=REALISTIC, on_invalid_call="content")
+        problems = [f"invalid call: {c.error}" for c in m.invalid_tool_calls]
+        for call in m.tool_calls:
+            args = json.loads(call.arguments)
+            problems += [f"{call.name}: {e.message}" for e in VALIDATOR[call.name].iter_errors(args)]
+            encoded = call.arguments.encode("utf-8", "strict")  # no lone surrogates
+            json.loads(encoded)
+        if choice in ("required", "named") and not m.tool_calls:
+            problems.append("no call under a tool_choice that requires one")
+        if choice == "named" and any(c.name != "book_flight" for c in m.tool_calls):
+            problems.append("a call to another tool than the named one")
+        if choice == "none" and (m.tool_calls or any(t in control for t in body[4 if THINKING[thinking] else 0 :])):
+            problems.append("tool markup or control tokens under tool_choice none")
+        if choice == "auto" and not m.tool_calls:
+            problems.append("the opened tool section holds no call")
+        verdicts["valid" if not problems else problems[0]] += 1
+    return verdicts
+
+
+@pytest.mark.parametrize("thinking", list(THINKING))
+@pytest.mark.parametrize("choice", list(CHOICES))
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_sampled_outputs_are_valid_calls(tokenizer, fmt, choice, thinking):
+    samples = sample_batch(tokenizer, fmt, choice, thinking, n=25, seed=hash((fmt, choice, thinking)) % 2**31)
+    verdicts = check(tokenizer, fmt, choice, thinking, samples)
+    assert set(verdicts) <= {"valid", "unterminated"}, verdicts
+    assert verdicts["valid"] >= 23, verdicts  # a random walk may still be writing at MAX_TOKENS
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("choice", list(CHOICES))
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_two_thousand_samples(tokenizer, fmt, choice):
+    n = int(os.environ.get("THINKGATE_SAMPLES", "2000"))
+    verdicts = Counter()
+    for thinking in THINKING:
+        samples = sample_batch(tokenizer, fmt, choice, thinking, n=n // 2, seed=7, batch=50)
+        verdicts += check(tokenizer, fmt, choice, thinking, samples)
+    print(f"\n{fmt:<15}{choice:<10}{dict(verdicts)}")
+    assert set(verdicts) <= {"valid", "unterminated"}, verdicts

@@ -1,0 +1,173 @@
+"""Compiled tool grammars, cached: one LRU per tokenizer, keyed canonically.
+
+Two requests whose tools differ only in key order or whitespace share one compiled grammar.
+Concurrent requests for the same key compile it once; the others wait for that result.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import Any, Optional
+
+import xgrammar as xgr
+
+from ..formats import ChatFormat, get_format
+from .guard import MaskCache
+from .structural_tag import DEFAULT_MAX_WHITESPACE, GrammarSpec, build_spec
+from .vocabulary import Vocabulary, vocabulary_for
+
+
+@dataclass
+class ToolGrammar:
+    """A compiled grammar for the phase after thinking, with the facts a request needs."""
+
+    spec: GrammarSpec
+    vocab: Vocabulary
+    compiled: xgr.CompiledGrammar
+    masks: MaskCache
+    think_open: int
+    think_close: int
+    stop_ids: tuple[int, ...]
+    call_begin: Optional[int]
+    call_end: Optional[int]
+
+    @property
+    def format(self) -> ChatFormat:
+        return self.spec.format
+
+    @property
+    def choice(self) -> str:
+        return self.spec.choice
+
+
+def canonical(value: Any) -> str:
+    """A JSON text that is the same for equal values (key order and whitespace aside)."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            pass
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+class GrammarCache:
+    """Compiled :class:`ToolGrammar` s of one tokenizer (thread-safe LRU)."""
+
+    def __init__(self, vocab: Vocabulary, size: int = 256):
+        self.vocab = vocab
+        self.size = size
+        self._entries: OrderedDict[tuple, Future] = OrderedDict()
+        self._lock = threading.Lock()
+        self._masks: Optional[MaskCache] = None
+        self.hits = 0
+        self.misses = 0
+
+    def get(
+        self,
+        format: str | ChatFormat,
+        tools: Any,
+        tool_choice: Any = "auto",
+        parallel_tool_calls: bool = True,
+        *,
+        max_whitespace: Optional[int] = DEFAULT_MAX_WHITESPACE,
+        unsupported: str = "error",
+    ) -> ToolGrammar:
+        fmt = get_format(format)
+        if isinstance(tools, str):
+            tools = json.loads(tools)
+        key = (
+            fmt.name,
+            canonical(tools or []),
+            canonical(tool_choice),
+            bool(parallel_tool_calls),
+            max_whitespace,
+            unsupported,
+        )
+        with self._lock:
+            fut = self._entries.get(key)
+            if fut is not None:
+                self._entries.move_to_end(key)
+                self.hits += 1
+                mine = False
+            else:
+                fut = self._entries[key] = Future()
+                self.misses += 1
+                mine = True
+                while len(self._entries) > self.size:
+                    self._entries.popitem(last=False)
+        if mine:
+            try:
+                fut.set_result(self._compile(fmt, tools, tool_choice, parallel_tool_calls, max_whitespace, unsupported))
+            except BaseException as e:
+                with self._lock:
+                    self._entries.pop(key, None)
+                fut.set_exception(e)
+        return fut.result()
+
+    def _compile(self, fmt, tools, tool_choice, parallel, max_whitespace, unsupported) -> ToolGrammar:
+        vocab = self.vocab
+        ids = {m: vocab.token_id(m) for m in fmt.markers}
+        missing = [m for m in (fmt.reasoning.open, fmt.reasoning.close, *fmt.tools.markers) if ids[m] is None]
+        if missing:
+            raise ValueError(
+                f"the tokenizer has no single token for {', '.join(map(repr, missing))}, "
+                f"which format {fmt.name!r} needs as markers"
+            )
+        spec = build_spec(
+            fmt,
+            tools,
+            tool_choice,
+            parallel,
+            marker_ids={m: i for m, i in ids.items() if i is not None},
+            control_ids=sorted(vocab.control_ids),
+            max_whitespace=max_whitespace,
+            unsupported=unsupported,
+        )
+        compiled = vocab.compiler.compile_structural_tag(spec.tag)
+        with self._lock:
+            if self._masks is None:
+                self._masks = MaskCache(vocab.tables, vocab.token_bytes)
+        stop = tuple(i for i in vocab.stop_token_ids)
+        return ToolGrammar(
+            spec=spec,
+            vocab=vocab,
+            compiled=compiled,
+            masks=self._masks,
+            think_open=ids[fmt.reasoning.open],
+            think_close=ids[fmt.reasoning.close],
+            stop_ids=stop,
+            call_begin=ids[fmt.tools.call_begin],
+            call_end=ids[fmt.tools.call_end],
+        )
+
+
+_CACHES: dict[int, GrammarCache] = {}
+_CACHES_LOCK = threading.Lock()
+
+
+def grammar_cache(tokenizer: Any, vocab_size: Optional[int] = None) -> GrammarCache:
+    """The cache of ``tokenizer`` (one ``GrammarCompiler`` and one LRU per tokenizer)."""
+    vocab = vocabulary_for(tokenizer, vocab_size)
+    with _CACHES_LOCK:
+        cache = _CACHES.get(id(vocab))
+        if cache is None:
+            cache = _CACHES[id(vocab)] = GrammarCache(vocab)
+        return cache
+
+
+def compile_tool_grammar(
+    tokenizer: Any,
+    format: str | ChatFormat,
+    tools: Any,
+    tool_choice: Any = "auto",
+    parallel_tool_calls: bool = True,
+    *,
+    vocab_size: Optional[int] = None,
+    **options: Any,
+) -> ToolGrammar:
+    """The compiled grammar for one request's tools and tool_choice (cached)."""
+    return grammar_cache(tokenizer, vocab_size).get(format, tools, tool_choice, parallel_tool_calls, **options)

@@ -1,0 +1,352 @@
+"""The run-time guard beside xgrammar: string length bounds and valid Unicode in arguments.
+
+xgrammar enforces the JSON structure and the schema; two things it cannot do cheaply are done
+here, from where the arguments are as they are being written:
+
+* ``minLength``/``maxLength``: xgrammar gets plain strings (fast to compile, and free of
+  xgrammar #800); inside a bounded string the guard clears the tokens that would overrun the
+  bound or close the string too early. Plain tokens are cleared with one vectorised AND against a
+  precomputed row ("tokens adding more than r characters"); tokens with a quote or a backslash
+  are read through exactly.
+* Valid Unicode: no UTF-8 bytes of a surrogate (``ED A0..BF``) and no lone surrogate escape
+  (``\\ud800`` without its low half) in any string.
+
+The guard follows the call structure from token ids (the grammar guarantees the exact marker and
+header text, so this is a small machine, not the parser). Masks are cached by the state that
+decides them, so a state seen before costs a dictionary lookup and two vectorised ANDs.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Optional
+
+import numpy as np
+
+from .schema_nodes import Node
+from .vocabulary import TokenTables, pack
+
+_QUOTE, _BACKSLASH = 0x22, 0x5C
+_PLAIN_RUN = re.compile(rb'[^"\\]+')
+_CONTINUATION = bytes(range(0x80, 0xC0))
+_HEX = frozenset(b"0123456789abcdefABCDEF")
+_SURROGATE_BYTES = re.compile(rb"\xed[\xa0-\xbf]")
+
+# Where the guard is in the call structure.
+OUTSIDE, HEADER, ARGS, AFTER = 0, 1, 2, 3
+
+
+class Cursor:
+    """A position in JSON arguments: open containers with their schema nodes, and the state of
+    the string being written. ``read`` follows bytes; with ``check`` it stops at the first byte
+    that would break a bound or a surrogate rule and says so."""
+
+    __slots__ = ("stack", "node", "in_string", "esc", "hexbuf", "pending_high", "count", "keybuf", "last_byte", "done")
+
+    def __init__(self, root: Optional[Node]) -> None:
+        self.stack: tuple = ()  # frames: (is_object, node, key, index)
+        self.node = root  # while no container is open: the root; then the open string's node
+        self.in_string = 0  # 1: a key, 2: a value
+        self.esc = 0  # 1 after a backslash, 2 inside \\uXXXX
+        self.hexbuf = ""
+        self.pending_high = False  # a high surrogate escape waits for its low half
+        self.count = 0
+        self.keybuf = b""
+        self.last_byte = -1
+        self.done = False
+
+    def copy(self) -> Cursor:
+        c = Cursor.__new__(Cursor)
+        for name in Cursor.__slots__:
+            setattr(c, name, getattr(self, name))
+        return c
+
+    def state(self) -> tuple:
+        return tuple(getattr(self, name) for name in Cursor.__slots__)
+
+    def restore(self, state: tuple) -> None:
+        for name, value in zip(Cursor.__slots__, state):
+            setattr(self, name, value)
+
+    def _bounds(self) -> tuple[int, Optional[int]]:
+        node = self.node if self.in_string == 2 else None
+        if node is None:
+            return 0, None
+        return node.min_len, node.max_len
+
+    def read(self, data: bytes, check: bool = False) -> int:
+        """Follow ``data``; returns how many bytes were read (``len(data)``, fewer when the
+        object closed, or -1 when ``check`` found a violation)."""
+        if check and self.in_string and self.last_byte == 0xED and data and 0xA0 <= data[0] <= 0xBF:
+            return -1
+        i, n = 0, len(data)
+        while i < n:
+            if self.in_string:
+                esc = self.esc
+                if esc == 0:
+                    m = _PLAIN_RUN.match(data, i)
+                    if m is not None:
+                        if self.pending_high and check:
+                            return -1
+                        run = m.group()
+                        if self.in_string == 1:
+                            self.keybuf += run
+                        else:
+                            self.count += len(run.translate(None, _CONTINUATION))  # bytes that start a character
+                            if check:
+                                lo, hi = self._bounds()
+                                if hi is not None and self.count > hi:
+                                    return -1
+                        if check and _SURROGATE_BYTES.search(run):
+                            return -1
+                        i = m.end()
+                        continue
+                    x = data[i]
+                    i += 1
+                    if x == _QUOTE:
+                        if check:
+                            lo, _ = self._bounds()
+                            if self.pending_high or self.count < lo:
+                                return -1
+                        self._close_string()
+                    else:
+                        self.esc = 1
+                        if self.in_string == 1:
+                            self.keybuf += b"\\"
+                        # An escape is one character, counted where it starts; the low half of
+                        # a surrogate pair adds none.
+                        elif not self.pending_high:
+                            self.count += 1
+                            if check:
+                                _, hi = self._bounds()
+                                if hi is not None and self.count > hi:
+                                    return -1
+                elif esc == 1:
+                    x = data[i]
+                    i += 1
+                    if self.in_string == 1:
+                        self.keybuf += bytes((x,))
+                    if x == 0x75:  # u
+                        self.esc, self.hexbuf = 2, ""
+                    else:
+                        if self.pending_high and check:
+                            return -1
+                        self.esc = 0
+                        self.pending_high = False
+                else:
+                    x = data[i]
+                    i += 1
+                    if self.in_string == 1:
+                        self.keybuf += bytes((x,))
+                    if x not in _HEX:
+                        if check:
+                            return -1
+                        continue
+                    self.hexbuf += chr(x)
+                    if len(self.hexbuf) == 4:
+                        code = int(self.hexbuf, 16)
+                        low = 0xDC00 <= code <= 0xDFFF
+                        if self.pending_high:
+                            if check and not low:
+                                return -1
+                            self.pending_high = False
+                        else:
+                            if check and low:
+                                return -1
+                            self.pending_high = 0xD800 <= code <= 0xDBFF
+                        self.esc, self.hexbuf = 0, ""
+                continue
+            x = data[i]
+            i += 1
+            if x == _QUOTE:
+                self._open_string()
+            elif x == 0x7B or x == 0x5B:  # { [
+                self.stack = self.stack + ((x == 0x7B, self._value_node(), None, 0),)
+            elif x == 0x7D or x == 0x5D:  # } ]
+                self.stack = self.stack[:-1]
+                if not self.stack:
+                    self.done = True
+                    self.last_byte = x
+                    return i
+            elif x == 0x2C:  # ,
+                if not self.stack:
+                    return -1  # not JSON the grammar allows; only a candidate being checked gets here
+                is_obj, node, _, index = self.stack[-1]
+                self.stack = self.stack[:-1] + ((is_obj, node, None, index + 1),)
+        if n:
+            self.last_byte = data[-1]
+        return n
+
+    def _value_node(self) -> Optional[Node]:
+        if not self.stack:
+            return self.node
+        _, node, key, index = self.stack[-1]
+        return None if node is None else node.child(key, index)
+
+    def _open_string(self) -> None:
+        top = self.stack[-1] if self.stack else None
+        if top is not None and top[0] and top[2] is None:
+            self.in_string = 1
+            self.keybuf = b""
+        else:
+            self.in_string = 2
+            self.node = self._value_node()
+            self.count = 0
+        self.esc = 0
+        self.pending_high = False
+
+    def _close_string(self) -> None:
+        if self.in_string == 1:
+            is_obj, node, _, index = self.stack[-1]
+            self.stack = self.stack[:-1] + ((is_obj, node, _decode_key(self.keybuf), index),)
+        self.in_string = 0
+        self.node = None
+
+
+def _decode_key(raw: bytes) -> str:
+    try:
+        return json.loads(b'"' + raw + b'"')
+    except ValueError:
+        return raw.decode("utf-8", "replace")
+
+
+class MaskCache:
+    """Bad-token masks by the state that decides them, per tokenizer, computed on first need."""
+
+    def __init__(self, tables: TokenTables, token_bytes: list[bytes]):
+        self.tables = tables
+        self.token_bytes = token_bytes
+        self._masks: dict[tuple, np.ndarray] = {}
+        fb = tables.first_byte
+        special = tables.special_ids
+        quotes = np.array([token_bytes[i].count(b'"') for i in special], dtype=np.int64)
+        # Tokens with two or more quotes can close one string and open another: checked one by
+        # one at every step (there are few), never cached.
+        self.multi_quote = special[quotes >= 2]
+        self.single = special[quotes < 2]
+        self.single_quote = special[quotes == 1]
+        self.hex_first = np.flatnonzero(np.isin(fb, np.array(sorted(_HEX))))
+        self.u_first = np.flatnonzero(fb == 0x75)
+        self.u_first_mask = pack(self.u_first, tables.size)
+        self.not_backslash_first = pack(np.flatnonzero((fb >= 0) & (fb != _BACKSLASH)), tables.size)
+        self.not_u_first = pack(np.flatnonzero((fb >= 0) & (fb != 0x75)), tables.size)
+
+    def get(self, key: tuple, cursor: Cursor) -> np.ndarray:
+        mask = self._masks.get(key)
+        if mask is None:
+            mask = self._masks[key] = self._compute(cursor)
+        return mask
+
+    def _compute(self, cursor: Cursor) -> np.ndarray:
+        t = self.tables
+        if not cursor.in_string:
+            candidates = self.single_quote
+        elif cursor.esc == 2:
+            candidates = np.union1d(self.hex_first, self.single)
+        elif cursor.esc == 1:
+            candidates = np.union1d(self.u_first, self.single)
+        else:
+            candidates = self.single
+        tb = self.token_bytes
+        bad = [int(i) for i in candidates if cursor.copy().read(tb[i], check=True) < 0]
+        mask = pack(bad, t.size)
+        if cursor.in_string:
+            mask |= t.surrogate_mask
+            if cursor.pending_high and cursor.esc == 0:
+                mask |= self.not_backslash_first  # a high surrogate's low half must follow
+            elif cursor.pending_high and cursor.esc == 1:
+                mask |= self.not_u_first
+            if cursor.last_byte == 0xED:
+                mask |= t.after_ed_mask
+        return mask
+
+
+class ArgumentsGuard:
+    """Follows one request's constrained output token by token, and clears from a bitmask row
+    the tokens that would break a string's bounds or its Unicode."""
+
+    def __init__(
+        self,
+        cache: MaskCache,
+        call_begin: int,
+        call_end: int,
+        headers: Mapping[bytes, Optional[Node]],
+    ) -> None:
+        self._cache = cache
+        self._tables = cache.tables
+        self._token_bytes = cache.token_bytes
+        self._call_begin = call_begin
+        self._call_end = call_end
+        self._headers = dict(headers)
+        self._header_lengths = sorted({len(h) for h in headers})
+        self._history: list[tuple] = []
+        self.mode = OUTSIDE
+        self._hbuf = b""
+        self.cursor = Cursor(None)
+
+    def rollback(self, k: int) -> None:
+        if k <= 0:
+            return
+        mode, hbuf, cursor_state = self._history[-k]
+        del self._history[-k:]
+        self.mode, self._hbuf = mode, hbuf
+        self.cursor.restore(cursor_state)
+
+    def accept(self, token_id: int) -> None:
+        self._history.append((self.mode, self._hbuf, self.cursor.state()))
+        mode = self.mode
+        if mode == OUTSIDE:
+            if token_id == self._call_begin:
+                self.mode, self._hbuf = HEADER, b""
+        elif mode == AFTER:
+            if token_id == self._call_end:
+                self.mode = OUTSIDE
+        elif mode == HEADER:
+            self._hbuf += self._token_bytes[token_id]
+            for n in self._header_lengths:
+                head = self._hbuf[:n]
+                if len(self._hbuf) >= n and head in self._headers:
+                    self.cursor = Cursor(self._headers[head])
+                    self.mode = ARGS
+                    self._read(self._hbuf[n:])
+                    return
+        else:
+            self._read(self._token_bytes[token_id])
+
+    def _read(self, data: bytes) -> None:
+        if data:
+            self.cursor.read(data)
+            if self.cursor.done:
+                self.mode = AFTER
+
+    def restrict(self, row: np.ndarray) -> bool:
+        """Clear, in one bitmask row (int32 words), the tokens that would break the arguments'
+        strings. Returns whether the row was touched."""
+        if self.mode != ARGS:
+            return False
+        c = self.cursor
+        t = self._tables
+        room = need = None
+        if c.in_string == 2 and c.node is not None and c.node.bounded:
+            cap = t.max_chars + 1
+            room = None if c.node.max_len is None else min(c.node.max_len - c.count, cap)
+            need = min(max(c.node.min_len - c.count, 0), cap)
+        if c.in_string:
+            key = (c.in_string, c.esc, c.hexbuf, c.pending_high, room, need, c.last_byte == 0xED)
+        else:
+            key = (0, c.stack)
+        row &= ~self._cache.get(key, c)
+        if room is not None and c.esc != 2:
+            if c.esc == 0:
+                row &= ~t.over[max(room, 0)]
+            else:
+                # The first byte ends the escape, which was counted at its backslash.
+                row &= ~(t.over[min(max(room, 0) + 1, len(t.over) - 1)] & ~self._cache.u_first_mask)
+        multi = self._cache.multi_quote
+        allowed = (row[multi >> 5] >> (multi & 31)) & 1
+        for i in multi[allowed != 0]:
+            if c.copy().read(self._token_bytes[i], check=True) < 0:
+                row[i >> 5] &= ~np.int32(np.uint32(1 << (int(i) & 31)).view(np.int32))
+        return True

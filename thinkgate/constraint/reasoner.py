@@ -1,0 +1,225 @@
+"""ReasonerGrammar: one request's constraint: free while thinking, the tool grammar after it.
+
+Phases: OPENING (thinking "auto": the first token may open ``<think>``) → THINKING → CONSTRAINED
+→ DONE, or ERROR when a token the grammar forbids was sampled. While THINKING a step costs a
+comparison: no bitmask is filled and no logits are touched, with two exceptions that each cost
+one row: the step a ``thinking_budget`` forces ``</think>``, and (for tool_choice ``required`` or
+a named tool, where an answer without a call is invalid) the end-of-sequence logit, which is
+set to -inf so that the output cannot end inside its thinking.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Sequence
+from typing import Optional
+
+import numpy as np
+import torch
+import xgrammar as xgr
+
+from ..formats import Thinking
+from ..parsing.thinking import thinking_from_prompt
+from .compiled import ToolGrammar
+from .guard import ArgumentsGuard
+
+
+class Phase(enum.IntEnum):
+    OPENING = 0
+    THINKING = 1
+    CONSTRAINED = 2
+    DONE = 3
+    ERROR = 4
+
+
+class ReasonerGrammar:
+    """The constraint of one request. Feed it every sampled token with :meth:`accept_token`; ask
+    :meth:`fill_bitmask` for the next token's mask when :attr:`needs_bitmask` says one is due.
+
+    ``thinking``: ``True`` (the output starts inside ``<think>``), ``False``, or ``"auto"``;
+    by default read from ``prompt_token_ids`` (see :func:`thinkgate.thinking_from_prompt`), else
+    the format's default. ``thinking_budget``: after that many thinking tokens, ``</think>`` is
+    forced. A rejected token never raises: the request goes to ERROR, ``error`` says why, and
+    from then on only end-of-sequence is allowed.
+    """
+
+    def __init__(
+        self,
+        grammar: ToolGrammar,
+        *,
+        prompt_token_ids: Optional[Sequence[int]] = None,
+        thinking: Optional[Thinking] = None,
+        thinking_budget: Optional[int] = None,
+    ) -> None:
+        self.grammar = grammar
+        fmt = grammar.format
+        if thinking is None:
+            if prompt_token_ids is not None:
+                thinking = thinking_from_prompt(prompt_token_ids, grammar.vocab.tokenizer, fmt)
+            else:
+                thinking = fmt.reasoning.default_thinking
+        if thinking not in (True, False, "auto"):
+            raise ValueError(f"thinking must be True, False or 'auto', not {thinking!r}")
+        if thinking_budget is not None and (not isinstance(thinking_budget, int) or thinking_budget < 0):
+            raise ValueError(f"thinking_budget must be a non-negative integer, not {thinking_budget!r}")
+        self.thinking = thinking
+        self.thinking_budget = thinking_budget
+        self._open = grammar.think_open
+        self._close = grammar.think_close
+        self._stops = frozenset(grammar.stop_ids)
+        self.block_eos_while_thinking = grammar.choice in ("required", "named")
+        self.error: Optional[str] = None
+        self._pos = 0
+        self._think_start = 0
+        self._matcher: Optional[xgr.GrammarMatcher] = None
+        self._guard: Optional[ArgumentsGuard] = None
+        # (position, phase before, error before, went into the matcher) for every token but the
+        # ordinary thinking ones, which cost nothing to keep.
+        self._entries: list[tuple[int, Phase, Optional[str], bool]] = []
+        if thinking is True:
+            self.phase = Phase.THINKING
+        elif thinking is False:
+            self.phase = Phase.CONSTRAINED
+            self._start_matcher()
+        else:
+            self.phase = Phase.OPENING
+            self._start_matcher()
+
+    # ------------------------------------------------------------------ state
+
+    @property
+    def thinking_tokens(self) -> int:
+        return self._pos - self._think_start if self.phase == Phase.THINKING else 0
+
+    @property
+    def forcing_close(self) -> bool:
+        """This step must be ``</think>`` (the thinking budget is spent)."""
+        return (
+            self.phase == Phase.THINKING
+            and self.thinking_budget is not None
+            and self._pos - self._think_start >= self.thinking_budget
+        )
+
+    @property
+    def needs_bitmask(self) -> bool:
+        """Whether the next step's logits need this request's bitmask row."""
+        phase = self.phase
+        return phase != Phase.THINKING or self.forcing_close
+
+    @property
+    def blocks_eos(self) -> bool:
+        """Whether the next step's end-of-sequence logits must be cleared (thinking, no bitmask)."""
+        return self.phase == Phase.THINKING and self.block_eos_while_thinking and not self.forcing_close
+
+    def is_terminated(self) -> bool:
+        return self.phase == Phase.DONE
+
+    def _start_matcher(self) -> None:
+        if self._matcher is None:
+            self._matcher = xgr.GrammarMatcher(self.grammar.compiled)
+            g = self.grammar
+            if g.choice != "none":
+                self._guard = ArgumentsGuard(g.masks, g.call_begin, g.call_end, g.spec.header_nodes())
+
+    def _log(self, matched: bool, phase: Phase, error: Optional[str] = None) -> None:
+        """Record the token at the current position (all but ordinary thinking tokens), then
+        move to ``phase``."""
+        self._entries.append((self._pos, self.phase, self.error, matched))
+        self._pos += 1
+        self.phase = phase
+        if error is not None:
+            self.error = error
+
+    # ------------------------------------------------------------------ tokens
+
+    def accept_token(self, token_id: int) -> bool:
+        """Advance by one sampled token. Returns False (and enters ERROR) if it was not allowed."""
+        phase = self.phase
+        if phase == Phase.THINKING:
+            if token_id == self._close:
+                self._start_matcher()
+                self._log(False, Phase.CONSTRAINED)
+                return True
+            if self.forcing_close:
+                self._log(False, Phase.ERROR, f"token {token_id} sampled where the thinking budget forces </think>")
+                return False
+            if token_id in self._stops and self.block_eos_while_thinking:
+                self._log(False, Phase.ERROR, "the output ended inside its thinking, but the tool_choice requires a call")
+                return False
+            self._pos += 1
+            return True
+        if phase == Phase.OPENING and token_id == self._open:
+            self._log(False, Phase.THINKING)
+            self._think_start = self._pos
+            return True
+        if phase == Phase.OPENING or phase == Phase.CONSTRAINED:
+            matcher = self._matcher
+            if not matcher.accept_token(token_id):
+                self._log(False, Phase.ERROR, f"token {token_id} is not allowed by the tool grammar here")
+                return False
+            if self._guard is not None:
+                self._guard.accept(token_id)
+            self._log(True, Phase.DONE if matcher.is_terminated() else Phase.CONSTRAINED)
+            return True
+        if phase == Phase.DONE:
+            self._log(False, Phase.ERROR, f"token {token_id} came after the output ended")
+        else:
+            self._log(False, Phase.ERROR)
+        return False
+
+    def accept_tokens(self, token_ids: Iterable[int]) -> bool:
+        ok = True
+        for t in token_ids:
+            ok = self.accept_token(t) and ok
+        return ok
+
+    def rollback(self, k: int) -> None:
+        """Undo the last ``k`` accepted tokens (speculative decoding): phase and matcher both."""
+        if k < 0 or k > self._pos:
+            raise ValueError(f"cannot roll back {k} tokens; {self._pos} were accepted")
+        target = self._pos - k
+        matched = 0
+        entries = self._entries
+        while entries and entries[-1][0] >= target:
+            _, self.phase, self.error, was_matched = entries.pop()
+            matched += was_matched
+        if matched:
+            self._matcher.rollback(matched)
+            if self._guard is not None:
+                self._guard.rollback(matched)
+        self._pos = target
+
+    # ------------------------------------------------------------------ masks
+
+    def fill_bitmask(self, bitmask: torch.Tensor, index: int) -> bool:
+        """Write this request's row of the next token's bitmask. Returns False when the row
+        allows every token (nothing to apply)."""
+        phase = self.phase
+        row = bitmask[index]
+        if phase == Phase.THINKING:
+            if not self.forcing_close:
+                return False
+            _only(row, (self._close,))
+            return True
+        if phase in (Phase.DONE, Phase.ERROR):
+            _only(row, self.grammar.stop_ids)
+            return True
+        need = self._matcher.fill_next_token_bitmask(bitmask, index)
+        words = row.numpy()
+        if phase == Phase.OPENING:
+            words[self._open >> 5] |= np.int32(np.uint32(1 << (self._open & 31)).view(np.int32))
+            need = True
+        if self._guard is not None and self._guard.restrict(words):
+            need = True
+            if not words.any():
+                self.phase = Phase.ERROR
+                self.error = "no token can continue the arguments within the schema's bounds"
+                _only(row, self.grammar.stop_ids)
+        return bool(need)
+
+
+def _only(row: torch.Tensor, ids: Iterable[int]) -> None:
+    row.zero_()
+    words = row.numpy()
+    for i in ids:
+        words[i >> 5] |= np.int32(np.uint32(1 << (i & 31)).view(np.int32))
