@@ -181,3 +181,14 @@ def test_cache_hits_for_reordered_tools_and_compiles_once_under_threads(tokenize
     assert cache.get("deepseek_r1", [b], "required") is results[0]
     assert cache.get("deepseek_r1", json.dumps([b], indent=4), "required") is results[0]
     assert cache.get("deepseek_r1", [a], "auto") is not results[0]
+
+
+def test_grammars_compiled_one_after_another_keep_their_own_markers(tokenizer):
+    """xgrammar 0.2.8's compile cache confuses the token elements of two structural tags: an
+    'auto' tag compiled after a 'required' one expected the section marker where the separator
+    belongs. thinkgate compiles without that cache."""
+    t = DEEPSEEK_R1.tools
+    compile_tool_grammar(tokenizer, "deepseek_r1", REALISTIC + [{"type": "function", "function": {"name": "order_probe"}}], "required")
+    m = _matcher(tokenizer, "deepseek_r1", REALISTIC + [{"type": "function", "function": {"name": "order_probe"}}], "auto")
+    assert _accepts(m, _ids(tokenizer, "It" + t.section_begin + t.call_begin + "function"), end=False)
+    assert m.accept_token(tokenizer.convert_tokens_to_ids(t.sep))

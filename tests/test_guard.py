@@ -125,3 +125,24 @@ def test_guard_agrees_with_exact_reading_along_random_walks(tokenizer):
             pick = rng.choice(interesting) if len(interesting) and rng.random() < 0.3 else rng.choice(choices)
             assert rg.accept_token(int(pick)), rg.error
     assert steps > 50
+
+
+def test_an_object_never_gets_the_same_key_twice(tokenizer):
+    tool = {"type": "function", "function": {"name": "f", "parameters": {"type": "object", "additionalProperties": {"type": "integer"}}}}
+    g = compile_tool_grammar(tokenizer, "deepseek_v3_1", [tool], "required")
+    t = DEEPSEEK_V3_1.tools
+    rg = ReasonerGrammar(g, thinking=False)
+    prefix = t.section_begin + t.call_begin + "f" + t.sep + '{"ab": 1, "a'
+    assert rg.accept_tokens(tokenizer.encode(prefix, add_special_tokens=False))
+    bm = xgr.allocate_token_bitmask(1, V)
+    rg.fill_bitmask(bm, 0)
+    allowed = _bits(bm[0].numpy())
+    for text in ('b"', 'b":', 'b":"'):
+        ids = tokenizer.encode(text, add_special_tokens=False)
+        if len(ids) == 1:
+            assert not allowed[ids[0]], text
+    assert allowed[tokenizer.encode("c", add_special_tokens=False)[0]]
+    c = Cursor(build_nodes({"type": "object"}))
+    c.read(b'{"ab": 1, "a')
+    assert c.copy().read(b'b"', check=True) < 0
+    assert c.copy().read(b'c"', check=True) > 0

@@ -43,10 +43,10 @@ class Cursor:
     the string being written. ``read`` follows bytes; with ``check`` it stops at the first byte
     that would break a bound or a surrogate rule and says so."""
 
-    __slots__ = ("stack", "node", "in_string", "esc", "hexbuf", "pending_high", "count", "keybuf", "last_byte", "done")
+    __slots__ = ("stack", "node", "in_string", "esc", "hexbuf", "pending_high", "count", "keybuf", "last_byte", "done", "check_keys")
 
     def __init__(self, root: Optional[Node]) -> None:
-        self.stack: tuple = ()  # frames: (is_object, node, key, index)
+        self.stack: tuple = ()  # frames: (is_object, node, key, index, keys seen (raw bytes))
         self.node = root  # while no container is open: the root; then the open string's node
         self.in_string = 0  # 1: a key, 2: a value
         self.esc = 0  # 1 after a backslash, 2 inside \\uXXXX
@@ -56,6 +56,7 @@ class Cursor:
         self.keybuf = b""
         self.last_byte = -1
         self.done = False
+        self.check_keys = True  # a checked read refuses a key the object already has
 
     def copy(self) -> Cursor:
         c = Cursor.__new__(Cursor)
@@ -110,6 +111,8 @@ class Cursor:
                             lo, _ = self._bounds()
                             if self.pending_high or self.count < lo:
                                 return -1
+                            if self.in_string == 1 and self.check_keys and self.keybuf in self.stack[-1][4]:
+                                return -1
                         self._close_string()
                     else:
                         self.esc = 1
@@ -163,7 +166,7 @@ class Cursor:
             if x == _QUOTE:
                 self._open_string()
             elif x == 0x7B or x == 0x5B:  # { [
-                self.stack = self.stack + ((x == 0x7B, self._value_node(), None, 0),)
+                self.stack = self.stack + ((x == 0x7B, self._value_node(), None, 0, frozenset()),)
             elif x == 0x7D or x == 0x5D:  # } ]
                 self.stack = self.stack[:-1]
                 if not self.stack:
@@ -173,8 +176,8 @@ class Cursor:
             elif x == 0x2C:  # ,
                 if not self.stack:
                     return -1  # not JSON the grammar allows; only a candidate being checked gets here
-                is_obj, node, _, index = self.stack[-1]
-                self.stack = self.stack[:-1] + ((is_obj, node, None, index + 1),)
+                is_obj, node, _, index, seen = self.stack[-1]
+                self.stack = self.stack[:-1] + ((is_obj, node, None, index + 1, seen),)
         if n:
             self.last_byte = data[-1]
         return n
@@ -182,7 +185,7 @@ class Cursor:
     def _value_node(self) -> Optional[Node]:
         if not self.stack:
             return self.node
-        _, node, key, index = self.stack[-1]
+        _, node, key, index, _ = self.stack[-1]
         return None if node is None else node.child(key, index)
 
     def _open_string(self) -> None:
@@ -199,8 +202,8 @@ class Cursor:
 
     def _close_string(self) -> None:
         if self.in_string == 1:
-            is_obj, node, _, index = self.stack[-1]
-            self.stack = self.stack[:-1] + ((is_obj, node, _decode_key(self.keybuf), index),)
+            is_obj, node, _, index, seen = self.stack[-1]
+            self.stack = self.stack[:-1] + ((is_obj, node, _decode_key(self.keybuf), index, seen | {self.keybuf}),)
         self.in_string = 0
         self.node = None
 
@@ -232,6 +235,11 @@ class MaskCache:
         self.u_first_mask = pack(self.u_first, tables.size)
         self.not_backslash_first = pack(np.flatnonzero((fb >= 0) & (fb != _BACKSLASH)), tables.size)
         self.not_u_first = pack(np.flatnonzero((fb >= 0) & (fb != 0x75)), tables.size)
+        # For duplicate keys: single-quote tokens by the bytes before their quote.
+        self.close_prefix: dict[bytes, list[int]] = {}
+        for i in self.single_quote:
+            data = token_bytes[i]
+            self.close_prefix.setdefault(data[: data.index(b'"')], []).append(int(i))
 
     def get(self, key: tuple, cursor: Cursor) -> np.ndarray:
         mask = self._masks.get(key)
@@ -250,7 +258,9 @@ class MaskCache:
         else:
             candidates = self.single
         tb = self.token_bytes
-        bad = [int(i) for i in candidates if cursor.copy().read(tb[i], check=True) < 0]
+        probe = cursor.copy()
+        probe.check_keys = False  # duplicate keys depend on the object, so are checked per step
+        bad = [int(i) for i in candidates if probe.copy().read(tb[i], check=True) < 0]
         mask = pack(bad, t.size)
         if cursor.in_string:
             mask |= t.surrogate_mask
@@ -336,8 +346,10 @@ class ArgumentsGuard:
         if c.in_string:
             key = (c.in_string, c.esc, c.hexbuf, c.pending_high, room, need, c.last_byte == 0xED)
         else:
-            key = (0, c.stack)
+            key = (0, _shape(c.stack))
         row &= ~self._cache.get(key, c)
+        if c.in_string == 1 and c.esc == 0 and c.stack and c.stack[-1][4]:
+            self._clear_duplicate_keys(row, c)
         if room is not None and c.esc != 2:
             if c.esc == 0:
                 row &= ~t.over[max(room, 0)]
@@ -350,3 +362,22 @@ class ArgumentsGuard:
             if c.copy().read(self._token_bytes[i], check=True) < 0:
                 row[i >> 5] &= ~np.int32(np.uint32(1 << (int(i) & 31)).view(np.int32))
         return True
+
+    def _clear_duplicate_keys(self, row: np.ndarray, c: Cursor) -> None:
+        """Clear the tokens that would close this key as one the object already has."""
+        buf = c.keybuf
+        for seen in c.stack[-1][4]:
+            if seen.startswith(buf):
+                for i in self._cache.close_prefix.get(seen[len(buf) :], ()):
+                    row[i >> 5] &= ~np.int32(np.uint32(1 << (i & 31)).view(np.int32))
+
+
+def _shape(stack: tuple) -> tuple:
+    """What a token opening a string here depends on: per open container, whether a key or a
+    value comes next and the schema node it would have (not the key text itself, so that free
+    keys do not grow the cache)."""
+    out = []
+    for is_obj, node, key, index, _ in stack:
+        child = None if node is None or (is_obj and key is None) else node.child(key, index)
+        out.append((is_obj, key is None, node, child))  # the nodes themselves: ids could be reused
+    return tuple(out)

@@ -68,6 +68,7 @@ class ReasonerGrammar:
         self._close = grammar.think_close
         self._stops = frozenset(grammar.stop_ids)
         self.block_eos_while_thinking = grammar.choice in ("required", "named")
+        self._watch = frozenset({self._close, *(self._stops if self.block_eos_while_thinking else ())})
         self.error: Optional[str] = None
         self._pos = 0
         self._think_start = 0
@@ -84,8 +85,13 @@ class ReasonerGrammar:
         else:
             self.phase = Phase.OPENING
             self._start_matcher()
+        self._refresh()
 
     # ------------------------------------------------------------------ state
+
+    @property
+    def _budget_at(self) -> Optional[int]:
+        return None if self.thinking_budget is None else self._think_start + self.thinking_budget
 
     @property
     def thinking_tokens(self) -> int:
@@ -94,22 +100,17 @@ class ReasonerGrammar:
     @property
     def forcing_close(self) -> bool:
         """This step must be ``</think>`` (the thinking budget is spent)."""
-        return (
-            self.phase == Phase.THINKING
-            and self.thinking_budget is not None
-            and self._pos - self._think_start >= self.thinking_budget
-        )
+        return self.phase == Phase.THINKING and self._budget_at is not None and self._pos >= self._budget_at
 
-    @property
-    def needs_bitmask(self) -> bool:
-        """Whether the next step's logits need this request's bitmask row."""
-        phase = self.phase
-        return phase != Phase.THINKING or self.forcing_close
-
-    @property
-    def blocks_eos(self) -> bool:
-        """Whether the next step's end-of-sequence logits must be cleared (thinking, no bitmask)."""
-        return self.phase == Phase.THINKING and self.block_eos_while_thinking and not self.forcing_close
+    def _refresh(self) -> None:
+        """Recompute the two flags the batch masker reads every step (plain attributes: the
+        masker reads them for every request at every step)."""
+        forcing = self.forcing_close
+        self._budget_stop = -1 if self._budget_at is None else self._budget_at
+        self.needs_bitmask = self.phase != Phase.THINKING or forcing
+        self.blocks_eos = self.phase == Phase.THINKING and self.block_eos_while_thinking and not forcing
+        # Thinking tokens that need no look: all but </think> and (when blocked) the stop tokens.
+        self._free = self.phase == Phase.THINKING and not forcing
 
     def is_terminated(self) -> bool:
         return self.phase == Phase.DONE
@@ -129,11 +130,17 @@ class ReasonerGrammar:
         self.phase = phase
         if error is not None:
             self.error = error
+        self._refresh()
 
     # ------------------------------------------------------------------ tokens
 
     def accept_token(self, token_id: int) -> bool:
         """Advance by one sampled token. Returns False (and enters ERROR) if it was not allowed."""
+        if self._free and token_id not in self._watch:
+            self._pos += 1  # the free-thinking fast path: no entry, no matcher
+            if self._pos == self._budget_stop:
+                self._refresh()
+            return True
         phase = self.phase
         if phase == Phase.THINKING:
             if token_id == self._close:
@@ -149,8 +156,8 @@ class ReasonerGrammar:
             self._pos += 1
             return True
         if phase == Phase.OPENING and token_id == self._open:
+            self._think_start = self._pos + 1
             self._log(False, Phase.THINKING)
-            self._think_start = self._pos
             return True
         if phase == Phase.OPENING or phase == Phase.CONSTRAINED:
             matcher = self._matcher
@@ -188,6 +195,7 @@ class ReasonerGrammar:
             if self._guard is not None:
                 self._guard.rollback(matched)
         self._pos = target
+        self._refresh()
 
     # ------------------------------------------------------------------ masks
 
@@ -204,8 +212,11 @@ class ReasonerGrammar:
         if phase in (Phase.DONE, Phase.ERROR):
             _only(row, self.grammar.stop_ids)
             return True
-        need = self._matcher.fill_next_token_bitmask(bitmask, index)
+        self._matcher.fill_next_token_bitmask(bitmask, index)
         words = row.numpy()
+        # Not xgrammar's own "need apply" flag: it says False where only tokens it holds to be
+        # special are masked, and those (our poisoned control tokens) must stay masked.
+        need = bool((words != -1).any())
         if phase == Phase.OPENING:
             words[self._open >> 5] |= np.int32(np.uint32(1 << (self._open & 31)).view(np.int32))
             need = True
@@ -214,6 +225,7 @@ class ReasonerGrammar:
             if not words.any():
                 self.phase = Phase.ERROR
                 self.error = "no token can continue the arguments within the schema's bounds"
+                self._refresh()
                 _only(row, self.grammar.stop_ids)
         return bool(need)
 

