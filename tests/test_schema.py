@@ -137,3 +137,79 @@ def test_annotations_are_dropped_and_lengths_left_to_the_guard():
     out = prepare(schema, "tool 't'")
     assert out.xgrammar_schema == {"type": "object", "properties": {"maxLength": {"type": "string"}}}
     assert out.nodes.child("maxLength", 0).max_len == 3
+
+
+def test_nodes_follow_refs_patterns_items_and_alternatives():
+    from thinkgate.constraint.schema_nodes import build_nodes
+
+    schema = {
+        "type": "object",
+        "$defs": {"short": {"type": "string", "maxLength": 4}, "tree": {"type": "object", "properties": {"label": {"$ref": "#/$defs/short"}, "kids": {"type": "array", "items": {"$ref": "#/$defs/tree"}}}}},
+        "properties": {
+            "t": {"$ref": "#/$defs/tree"},
+            "pair": {"type": "array", "prefixItems": [{"type": "string", "minLength": 2}, {"type": "string", "maxLength": 1}], "items": {"type": "string", "maxLength": 9}},
+            "either": {"anyOf": [{"type": "string", "maxLength": 5, "minLength": 1}, {"type": "string", "maxLength": 3}]},
+            "free": {"type": "object", "patternProperties": {"^x": {"type": "string", "maxLength": 2}, "y$": {"type": "string", "minLength": 1}}, "additionalProperties": {"type": "string", "maxLength": 7}},
+        },
+    }
+    root = build_nodes(schema)
+    tree = root.child("t", 0)
+    assert tree.child("label", 0).max_len == 4
+    assert tree.child("kids", 0).child(None, 3).child("kids", 0).child(None, 0).child("label", 0).max_len == 4
+    pair = root.child("pair", 0)
+    assert (pair.child(None, 0).min_len, pair.child(None, 1).max_len, pair.child(None, 5).max_len) == (2, 1, 9)
+    either = root.child("either", 0)
+    assert (either.min_len, either.max_len) == (1, 3)
+    free = root.child("free", 0)
+    assert free.child("xa", 0).max_len == 2
+    both = free.child("xy", 0)
+    assert (both.min_len, both.max_len) == (1, 2) and free.child("xy", 0) is both  # merged once
+    assert free.child("other", 0).max_len == 7
+    with pytest.raises(ValueError, match="only local"):
+        build_nodes({"$ref": "http://x/y"})
+    with pytest.raises(ValueError, match="points nowhere"):
+        build_nodes({"$ref": "#/$defs/nope"})
+
+
+def test_refs_with_siblings_are_inlined_and_recursive_ones_refused(compiler):
+    schema = {"type": "object", "$defs": {"n": {"type": "integer", "minimum": 0}}, "properties": {"a": {"$ref": "#/$defs/n", "maximum": 3}}, "required": ["a"]}
+    assert agrees(compiler, schema, [{"a": 2}, {"a": 5}, {"a": -1}]) == [{"a": 2}]
+    recursive = {"type": "object", "$defs": {"t": {"type": "object", "properties": {"k": {"$ref": "#/$defs/t"}}}}, "properties": {"a": {"$ref": "#/$defs/t", "minProperties": 1}}}
+    with pytest.raises(ValueError, match="recursive"):
+        prepare(recursive, "tool 't'")
+
+
+def test_all_of_with_any_of_inside_is_distributed(compiler):
+    schema = {"type": "object", "properties": {"v": {"allOf": [{"anyOf": [{"type": "integer"}, {"type": "string", "pattern": "^a.$"}]}, {"type": ["integer", "string"], "minimum": 10}]}}, "required": ["v"]}
+    got = agrees(compiler, schema, [{"v": 12}, {"v": 3}, {"v": "ab"}, {"v": "ba"}])
+    assert got == [{"v": 12}, {"v": "ab"}]
+    with pytest.raises(ValueError, match="two anyOf lists"):
+        prepare({"type": "object", "allOf": [{"anyOf": [{"required": ["a"]}]}, {"anyOf": [{"required": ["b"]}]}]}, "tool 't'")
+    with pytest.raises(ValueError, match="two different 'pattern'"):
+        prepare({"type": "object", "properties": {"s": {"allOf": [{"type": "string", "pattern": "^a"}, {"pattern": "^b"}]}}}, "tool 't'")
+
+
+def test_one_of_kinds_of_disjoint_branches():
+    by_enum = {"type": "object", "properties": {"a": {"oneOf": [{"enum": ["x", "y"]}, {"enum": [1, 2]}]}}}
+    assert "oneOf" in json.dumps(prepare(by_enum, "tool 't'").xgrammar_schema)
+    same_tag = {"type": "object", "properties": {"a": {"oneOf": [{"type": "object", "properties": {"k": {"const": "x"}}, "required": ["k"]}, {"type": "object", "properties": {"k": {"enum": ["x", "z"]}}, "required": ["k"]}]}}}
+    with pytest.raises(ValueError, match="may overlap"):
+        prepare(same_tag, "tool 't'")
+    relaxed = prepare(same_tag, "tool 't'", unsupported="relax").xgrammar_schema
+    assert "anyOf" in json.dumps(relaxed)
+
+
+def test_bad_parameters_and_options():
+    with pytest.raises(ValueError, match="unsupported must be"):
+        prepare({"type": "object"}, "t", unsupported="maybe")
+    with pytest.raises(ValueError, match="must be a JSON schema object"):
+        prepare([1], "t")
+    assert prepare(None, "t").xgrammar_schema == {"type": "object", "properties": {}}
+    with pytest.raises(ValueError, match="no value can satisfy"):
+        prepare({"type": "object", "properties": {"a": {"allOf": [{"type": "string"}, False]}}}, "t")
+    with pytest.raises(ValueError, match="enum/const that no value"):
+        prepare({"type": "object", "properties": {"a": {"type": "string", "enum": [1, 2]}}}, "t")
+    # a format on a non-string constrains nothing and goes; an unknown format is refused
+    assert "pattern" not in json.dumps(prepare({"type": "object", "properties": {"a": {"type": "integer", "format": "date"}}}, "t").xgrammar_schema)
+    out = prepare({"type": "object", "properties": {"a": {"type": "string", "format": "hostname"}}}, "t", unsupported="relax").xgrammar_schema
+    assert out["properties"]["a"] == {"type": "string"}

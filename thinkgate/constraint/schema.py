@@ -354,7 +354,26 @@ def _conjoin(a: Any, b: Any, ctx: _Context, path: str) -> Any:
             out[key] = [v for v in mine if v in value]
         elif mine != value:
             ctx.fail(path, f"two different {key!r} that must both hold cannot be merged")
-    return out
+    return _prune_by_type(out)
+
+
+_KEYWORDS_OF_TYPE = {
+    "number": ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"),
+    "string": ("pattern", "format", "minLength", "maxLength"),
+    "object": ("properties", "required", "additionalProperties", "patternProperties", "propertyNames", "minProperties", "maxProperties"),
+    "array": ("items", "prefixItems", "minItems", "maxItems"),
+}
+
+
+def _prune_by_type(schema: dict) -> dict:
+    """Drop the keywords that apply only to types the schema excludes (they constrain nothing
+    there, and xgrammar can misread them)."""
+    types = _types(schema)
+    if types is None:
+        return schema
+    kinds = set(types) | ({"number"} if "integer" in types else set())
+    drop = {k for kind, words in _KEYWORDS_OF_TYPE.items() if kind not in kinds for k in words}
+    return {k: v for k, v in schema.items() if k not in drop}
 
 
 def _inline_ref(schema: dict, ctx: _Context) -> dict:

@@ -15,7 +15,7 @@ from typing import Any, Optional
 class Node:
     """One place in the arguments: its children and, for a string, its length bounds."""
 
-    __slots__ = ("props", "patterns", "additional", "items", "prefix", "min_len", "max_len", "_merged")
+    __slots__ = ("props", "patterns", "additional", "items", "prefix", "min_len", "max_len", "alts", "_merged")
 
     def __init__(self) -> None:
         self.props: dict[str, Node] = {}
@@ -25,6 +25,7 @@ class Node:
         self.prefix: list[Node] = []
         self.min_len = 0
         self.max_len: Optional[int] = None
+        self.alts: list[Node] = []  # nodes still to merge in (while building)
         self._merged: dict[tuple, Node] = {}
 
     @property
@@ -52,23 +53,6 @@ class Node:
             return self.prefix[index]
         return self.items
 
-    def is_trivial(self) -> bool:
-        """Nothing bounded anywhere below (the guard can skip this subtree)."""
-        seen: set[int] = set()
-        stack: list[Node] = [self]
-        while stack:
-            n = stack.pop()
-            if id(n) in seen:
-                continue
-            seen.add(id(n))
-            if n.bounded:
-                return False
-            stack.extend(n.props.values())
-            stack.extend(x for _, x in n.patterns)
-            stack.extend(n.prefix)
-            stack.extend(x for x in (n.additional, n.items) if x is not None)
-        return True
-
 
 def resolve_ref(ref: str, root: Any) -> Any:
     """A local ``$ref`` (``#/$defs/X``, ``#/definitions/X``, ``#``)."""
@@ -86,55 +70,61 @@ def resolve_ref(ref: str, root: Any) -> Any:
     return node
 
 
-def build_nodes(schema: Any, root: Any = None, _memo: dict | None = None) -> Node:
-    """The node tree of ``schema``. Alternatives (``anyOf``/``oneOf``/``allOf``, type lists) are
-    merged: a place any of them bounds gets the tightest bounds, which every alternative admits."""
-    if root is None:
-        root = schema
-    memo: dict[int, Node] = {} if _memo is None else _memo
+def build_nodes(schema: Any, root: Any = None) -> Node:
+    """The node tree of ``schema``. Alternatives (``anyOf``/``oneOf``/``allOf``, a ``$ref`` with
+    siblings) are merged: a place any of them bounds gets the tightest bounds, which every
+    alternative admits. Built in two passes, so that recursive schemas merge complete nodes."""
+    memo: dict[int, Node] = {}
+    node = _build(schema, schema if root is None else root, memo)
+    for n in list(memo.values()):
+        _settle(n, set())
+    for n in memo.values():
+        if n.max_len is not None and n.min_len > n.max_len:
+            raise ValueError(
+                f"string length bounds conflict (minLength {n.min_len} > maxLength {n.max_len})"
+            )
+    return node
+
+
+def _build(schema: Any, root: Any, memo: dict[int, Node]) -> Node:
     if not isinstance(schema, dict):
         return Node()
     key = id(schema)
     if key in memo:
         return memo[key]
-    node = Node()
-    memo[key] = node  # before recursing: recursive $ref lands here
-    parts = [schema]
+    if "$ref" in schema and set(schema) <= {"$ref", "$defs", "definitions"}:
+        memo[key] = Node()  # a placeholder while the target is built (a reference to itself)
+        target = _build(resolve_ref(schema["$ref"], root), root, memo)
+        memo[key].alts.append(target)
+        return memo[key]
+    node = memo[key] = Node()
+    if "minLength" in schema:
+        node.min_len = int(schema["minLength"])
+    if "maxLength" in schema:
+        node.max_len = int(schema["maxLength"])
+    for name, prop in (schema.get("properties") or {}).items():
+        node.props[name] = _build(prop, root, memo)
+    for pattern, prop in (schema.get("patternProperties") or {}).items():
+        node.patterns.append((re.compile(pattern), _build(prop, root, memo)))
+    for word, attr in (("additionalProperties", "additional"), ("items", "items")):
+        if isinstance(schema.get(word), dict):
+            setattr(node, attr, _build(schema[word], root, memo))
+    node.prefix = [_build(p, root, memo) for p in schema.get("prefixItems") or ()]
     if "$ref" in schema:
-        parts.append(resolve_ref(schema["$ref"], root))
+        node.alts.append(_build(resolve_ref(schema["$ref"], root), root, memo))
     for word in ("anyOf", "oneOf", "allOf"):
-        parts.extend(x for x in schema.get(word, ()) if isinstance(x, dict))
-    for part in parts:
-        sub = node if part is schema else build_nodes(part, root, memo)
-        if sub is not node:
-            _merge(node, sub)
-            continue
-        if "minLength" in part:
-            node.min_len = max(node.min_len, int(part["minLength"]))
-        if "maxLength" in part:
-            m = int(part["maxLength"])
-            node.max_len = m if node.max_len is None else min(node.max_len, m)
-        for name, prop in (part.get("properties") or {}).items():
-            child = build_nodes(prop, root, memo)
-            if name in node.props:
-                _merge(node.props[name], child)
-            else:
-                node.props[name] = child
-        for pattern, prop in (part.get("patternProperties") or {}).items():
-            node.patterns.append((re.compile(pattern), build_nodes(prop, root, memo)))
-        extra = part.get("additionalProperties")
-        if isinstance(extra, dict):
-            node.additional = build_nodes(extra, root, memo)
-        items = part.get("items")
-        if isinstance(items, dict):
-            node.items = build_nodes(items, root, memo)
-        for p in part.get("prefixItems") or ():
-            node.prefix.append(build_nodes(p, root, memo))
-    if node.max_len is not None and node.min_len > node.max_len:
-        raise ValueError(
-            f"string length bounds conflict (minLength {node.min_len} > maxLength {node.max_len})"
-        )
+        node.alts.extend(_build(x, root, memo) for x in schema.get(word, ()) if isinstance(x, dict))
     return node
+
+
+def _settle(node: Node, visiting: set[int]) -> None:
+    if not node.alts or id(node) in visiting:
+        return
+    visiting.add(id(node))
+    alts, node.alts = node.alts, []
+    for alt in alts:
+        _settle(alt, visiting)
+        _merge(node, alt)
 
 
 def _merge(into: Node, other: Node, _seen: set | None = None) -> None:
