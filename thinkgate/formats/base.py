@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal, Union
+from typing import Literal, Optional, Union
 
 Thinking = Union[bool, Literal["auto"]]
 """How an output starts: ``True`` inside reasoning, ``False`` in the answer, ``"auto"`` in the
@@ -127,6 +127,21 @@ def _pieces(template: str, sep: str) -> tuple[HeaderPiece, ...]:
 
 
 @dataclass(frozen=True)
+class ChatMarkers:
+    """The markers of a conversation around the output: start of text, role prefixes, and the
+    wrapping of tool results. Used to write a default chat template (see ``templates.py``)."""
+
+    bos: str
+    user: str
+    assistant: str
+    tool_outputs: tuple[str, str]  # around all the results of one turn
+    tool_output: tuple[str, str]  # around each result
+    tool_output_separator: str = ""
+    # What the generation prompt ends with when thinking is on; R1 adds a newline after <think>.
+    think_prompt_suffix: str = ""
+
+
+@dataclass(frozen=True)
 class ChatFormat:
     """Everything thinkgate knows of one model family's output: reasoning and tool calls.
 
@@ -139,8 +154,17 @@ class ChatFormat:
     eos: str
     aliases: tuple[str, ...] = ()
     description: str = ""
+    chat: Optional[ChatMarkers] = None
 
     @property
     def markers(self) -> tuple[str, ...]:
-        """Every marker string of the format: reasoning, tool markup, end of sequence."""
+        """Every marker of the output: reasoning, tool markup, end of sequence."""
         return (self.reasoning.open, self.reasoning.close, *self.tools.markers, self.eos)
+
+    @property
+    def conversation_markers(self) -> tuple[str, ...]:
+        """The markers of the conversation around the output (roles, tool results)."""
+        c = self.chat
+        if c is None:
+            return ()
+        return (c.bos, c.user, c.assistant, *c.tool_outputs, *c.tool_output)

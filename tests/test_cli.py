@@ -1,0 +1,51 @@
+"""``thinkgate generate`` end to end on a small JSONL file that holds a bad line; the example."""
+
+import json
+import pathlib
+import subprocess
+import sys
+
+import jsonschema
+
+from thinkgate.demo import build_tiny_model
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+
+def test_generate_writes_completions_and_reports_the_bad_line(tmp_path):
+    model = build_tiny_model(tmp_path / "tiny")
+    lines = (ROOT / "examples" / "requests.jsonl").read_text().splitlines()
+    bad = [
+        '{"messages": [{"role": "user", "content": "x"}], "tool_choice": "sometimes"}',
+        "not json at all",
+        '{"messages": [{"role": "user", "content": "x"}], "tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {"a": {"not": {}}}}}}], "tool_choice": "required"}',
+    ]
+    src = tmp_path / "in.jsonl"
+    src.write_text("\n".join([lines[0], bad[0], lines[1], bad[1], bad[2], lines[2]]) + "\n")
+    out = tmp_path / "out.jsonl"
+    proc = subprocess.run(
+        [sys.executable, "-m", "thinkgate", "generate", "--model", str(model), "--input", str(src), "--output", str(out), "--batch-size", "2"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 1, proc.stderr
+    assert "line 2: tool_choice" in proc.stderr
+    assert "line 4: " in proc.stderr and "line 5: tool 'f': keyword 'not'" in proc.stderr
+    assert "3 responses written; 3 line(s) failed" in proc.stderr
+    results = [json.loads(x) for x in out.read_text().splitlines()]
+    assert [r["id"] for r in results] == ["weather-1", "alarm-1", "chat-1"]
+    for r, line in zip(results, [lines[0], lines[1], lines[2]]):
+        request = json.loads(line)
+        choice = r["choices"][0]
+        assert r["object"] == "chat.completion" and set(r["usage"]) == {"prompt_tokens", "completion_tokens", "total_tokens"}
+        schemas = {t["function"]["name"]: t["function"]["parameters"] for t in request.get("tools", [])}
+        for call in choice["message"].get("tool_calls") or []:
+            jsonschema.validate(json.loads(call["function"]["arguments"]), schemas[call["function"]["name"]])
+        if request["tool_choice"] != "none":
+            assert choice["finish_reason"] == "tool_calls"
+
+
+def test_cli_help_and_module_entry():
+    proc = subprocess.run([sys.executable, "-m", "thinkgate", "--help"], capture_output=True, text=True)
+    assert proc.returncode == 0 and "demo" in proc.stdout and "generate" in proc.stdout

@@ -1,0 +1,87 @@
+"""Generation on a tiny random-weight model with the real DeepSeek tokenizer, under every
+tool_choice: every call validates."""
+
+import json
+
+import jsonschema
+import pytest
+import torch
+from transformers import LogitsProcessorList
+
+from schemas import GET_WEATHER, SET_ALARM
+from thinkgate.demo import build_tiny_model, load
+from thinkgate.formats.templates import apply_chat_template
+from thinkgate.integrations.transformers import RowSpec, ToolCallLogitsProcessor, generate_chat
+from thinkgate.requests import ChatRequest
+
+TOOLS = [GET_WEATHER, SET_ALARM]
+SCHEMAS = {t["function"]["name"]: t["function"]["parameters"] for t in TOOLS}
+CHECKER = jsonschema.Draft202012Validator.FORMAT_CHECKER
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    path = build_tiny_model(tmp_path_factory.mktemp("model") / "tiny")
+    return load(path)
+
+
+def _valid_calls(message):
+    for call in message.get("tool_calls") or []:
+        fn = call["function"]
+        jsonschema.validate(json.loads(fn["arguments"]), SCHEMAS[fn["name"]], format_checker=CHECKER)
+    return len(message.get("tool_calls") or [])
+
+
+@pytest.mark.parametrize("sampling", [{"temperature": 0}, {"temperature": 1.0, "top_p": 0.95}])
+def test_every_tool_choice_in_one_left_padded_batch(tiny, sampling):
+    model, tok = tiny
+    choices = ["required", {"type": "function", "function": {"name": "set_alarm"}}, "auto", "none"]
+    requests = [
+        ChatRequest(
+            messages=[{"role": "user", "content": "hi" * (k + 1)}],  # different prompt lengths
+            tools=TOOLS,
+            tool_choice=choice,
+            thinking=(k % 2 == 0),
+            thinking_budget=6,
+            max_tokens=300 if k < 2 else 24,  # free text runs to its limit
+            parallel_tool_calls=False,
+            seed=11,
+            **sampling,
+        )
+        for k, choice in enumerate(choices)
+    ]
+    results = generate_chat(model, tok, requests, format="deepseek_r1", batch_size=4)
+    required, named, auto, none = (r["choices"][0] for r in results)
+    assert _valid_calls(required["message"]) == 1 and required["finish_reason"] == "tool_calls"
+    assert _valid_calls(named["message"]) == 1 and named["message"]["tool_calls"][0]["function"]["name"] == "set_alarm"
+    _valid_calls(auto["message"])
+    assert not none["message"].get("tool_calls")
+    for r in results:
+        assert r["object"] == "chat.completion" and r["usage"]["completion_tokens"] > 0
+    # thinking on: reasoning present (the budget forced </think>); off: none
+    assert required["message"].get("reasoning_content") and not named["message"].get("reasoning_content")
+
+
+def test_v3_1_and_rows_that_finish_early(tiny):
+    model, tok = tiny
+    requests = [
+        ChatRequest(messages=[{"role": "user", "content": "alarm"}], tools=TOOLS, tool_choice={"type": "function", "function": {"name": "set_alarm"}}, thinking=False, max_tokens=300, seed=3, temperature=0),
+        ChatRequest(messages=[{"role": "user", "content": "weather, thinking long"}], tools=TOOLS, tool_choice="required", thinking=True, thinking_budget=40, max_tokens=300, seed=3, temperature=0, parallel_tool_calls=False),
+        ChatRequest(messages=[{"role": "user", "content": "cut short"}], tools=TOOLS, tool_choice="required", thinking=True, max_tokens=5, seed=3, temperature=0),
+    ]
+    a, b, c = (r["choices"][0] for r in generate_chat(model, tok, requests, format="deepseek_v3_1"))
+    assert _valid_calls(a["message"]) == 1 and _valid_calls(b["message"]) == 1
+    assert c["finish_reason"] == "length" and not c["message"].get("tool_calls")
+
+
+def test_processor_directly_with_generate(tiny):
+    model, tok = tiny
+    prompt = apply_chat_template(tok, [{"role": "user", "content": "weather?"}], "deepseek_r1", TOOLS, thinking=False)
+    proc = ToolCallLogitsProcessor(tok, [RowSpec("deepseek_r1", TOOLS, "required", thinking=None)], [len(prompt)])
+    torch.manual_seed(0)
+    out = model.generate(torch.tensor([prompt]), logits_processor=LogitsProcessorList([proc]), max_new_tokens=300, do_sample=True, eos_token_id=1, pad_token_id=1)
+    [(message, n)] = proc.results(out)
+    assert message.finish_reason == "tool_calls" and n > 0
+    assert proc.requests[0].thinking is False  # read from the prompt, which ends in </think>
+    with pytest.raises(ValueError, match="beam search"):
+        proc(torch.zeros((2, 3), dtype=torch.long), torch.zeros((2, 10)))

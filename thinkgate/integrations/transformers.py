@@ -1,0 +1,215 @@
+"""Hugging Face transformers: a logits processor for ``model.generate`` and a batch helper.
+
+``ToolCallLogitsProcessor`` drives one :class:`~thinkgate.constraint.ReasonerGrammar` per batch
+row — each row with its own format, tools, tool_choice, thinking and budget — through greedy or
+sampled generation of left-padded batches, and reads each row's result afterwards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Optional
+
+import torch
+from transformers import LogitsProcessor, LogitsProcessorList
+
+from ..constraint import BatchMasker, ReasonerGrammar, compile_tool_grammar
+from ..formats import ChatFormat, get_format
+from ..formats.templates import apply_chat_template
+from ..parsing import Message, StreamParser
+from ..requests import ChatRequest, chat_completion
+
+
+@dataclass
+class RowSpec:
+    """What one batch row is constrained to."""
+
+    format: str | ChatFormat = "deepseek_r1"
+    tools: Optional[list[dict]] = None
+    tool_choice: Any = "auto"
+    parallel_tool_calls: bool = True
+    thinking: Any = None  # None: read from the prompt's ids
+    thinking_budget: Optional[int] = None
+    max_new_tokens: Optional[int] = None  # this row's own limit (the batch's may be larger)
+
+
+class ToolCallLogitsProcessor(LogitsProcessor):
+    """A ``transformers.LogitsProcessor`` constraining each row of a generation to its tool
+    grammar, with thinking left free.
+
+    ``prompt_lengths`` are the unpadded prompt lengths (for left-padded batches). After
+    ``generate``, :meth:`results` parses each row's output.
+    """
+
+    def __init__(
+        self,
+        tokenizer: Any,
+        rows: Sequence[RowSpec],
+        prompt_lengths: Sequence[int],
+        vocab_size: Optional[int] = None,
+    ) -> None:
+        if len(rows) != len(prompt_lengths):
+            raise ValueError("one RowSpec and one prompt length per batch row")
+        self.tokenizer = tokenizer
+        self.rows = list(rows)
+        self.prompt_lengths = list(prompt_lengths)
+        self._grammars = [
+            compile_tool_grammar(tokenizer, r.format, r.tools, r.tool_choice, r.parallel_tool_calls, vocab_size=vocab_size)
+            for r in self.rows
+        ]
+        self.vocab_size = self._grammars[0].vocab.size if self._grammars else 0
+        self.stop_ids = sorted({i for g in self._grammars for i in g.stop_ids})
+        self.requests: list[Optional[ReasonerGrammar]] = [None] * len(rows)
+        self._finished = [False] * len(rows)
+        self._generated = [0] * len(rows)
+        self._prompt_width = 0
+        self._masker: Optional[BatchMasker] = None
+
+    def _start(self, input_ids: torch.Tensor) -> None:
+        self._prompt_width = input_ids.shape[1]
+        self._masker = BatchMasker(self.vocab_size, len(self.rows))
+        for i, (row, grammar) in enumerate(zip(self.rows, self._grammars)):
+            prompt = input_ids[i, self._prompt_width - self.prompt_lengths[i] :].tolist()
+            self.requests[i] = ReasonerGrammar(
+                grammar,
+                prompt_token_ids=prompt,
+                thinking=row.thinking,
+                thinking_budget=row.thinking_budget,
+            )
+
+    def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
+        if input_ids.shape[0] != len(self.rows):
+            raise ValueError(
+                f"the batch has {input_ids.shape[0]} rows but the processor was built for {len(self.rows)} "
+                "(beam search and num_return_sequences > 1 are not supported)"
+            )
+        if self._masker is None:
+            self._start(input_ids)
+        else:
+            last = input_ids[:, -1].tolist()
+            for i, req in enumerate(self.requests):
+                if self._finished[i]:
+                    continue
+                self._generated[i] += 1
+                req.accept_token(last[i])
+                if last[i] in self.stop_ids or req.is_terminated():
+                    self._finished[i] = True
+        active = [None if self._finished[i] else req for i, req in enumerate(self.requests)]
+        self._masker(active, scores)
+        # A row at its own token limit may only end.
+        at_limit = [
+            i
+            for i, row in enumerate(self.rows)
+            if not self._finished[i] and row.max_new_tokens is not None and self._generated[i] >= row.max_new_tokens - 1
+        ]
+        if at_limit:
+            scores[at_limit] = float("-inf")
+            scores[torch.tensor(at_limit).unsqueeze(1), torch.tensor(self.stop_ids)] = 0.0
+        return scores
+
+    def results(self, sequences: torch.Tensor) -> list[tuple[Message, int]]:
+        """``(message, completion_tokens)`` per row, from ``generate``'s output sequences. A row
+        that ended without its grammar ending (its own or the batch's token limit) has
+        ``finish_reason="length"``."""
+        out = []
+        for i, (row, grammar) in enumerate(zip(self.rows, self._grammars)):
+            ids = sequences[i, self._prompt_width :].tolist()
+            end = next((k for k, t in enumerate(ids) if t in self.stop_ids), None)
+            req = self.requests[i]
+            if req is not None and not self._finished[i]:
+                # generate samples one token after the last call of the processor
+                req.accept_tokens(ids[self._generated[i] : len(ids) if end is None else end + 1])
+            body = ids if end is None else ids[:end]
+            natural = end is not None and (req is None or req.is_terminated())
+            parser = StreamParser(
+                grammar.format,
+                thinking=req.thinking if req is not None else None,
+                tools=row.tools,
+                tokenizer=self.tokenizer,
+            )
+            text = self.tokenizer.decode(body, skip_special_tokens=False, clean_up_tokenization_spaces=False)
+            parser.feed_events(text, body)
+            parser.finish_events(None if natural else "length")
+            out.append((parser.message, len(body) + (0 if end is None else 1)))
+        return out
+
+
+def _pad_left(batch: list[list[int]], pad_id: int) -> tuple[torch.Tensor, torch.Tensor]:
+    width = max(len(p) for p in batch)
+    ids = torch.full((len(batch), width), pad_id, dtype=torch.long)
+    mask = torch.zeros((len(batch), width), dtype=torch.long)
+    for i, p in enumerate(batch):
+        ids[i, width - len(p) :] = torch.tensor(p, dtype=torch.long)
+        mask[i, width - len(p) :] = 1
+    return ids, mask
+
+
+def generate_chat(
+    model: Any,
+    tokenizer: Any,
+    requests: Sequence[ChatRequest],
+    *,
+    format: str | ChatFormat = "deepseek_r1",
+    batch_size: int = 8,
+    chat_template: Optional[str] = None,
+    model_name: str = "local",
+    on_batch: Optional[Callable[[int], None]] = None,
+) -> list[dict]:
+    """Generate for OpenAI-shape requests with ``model.generate`` under thinkgate's grammar, and
+    return one OpenAI ``chat.completion`` per request (in order).
+
+    Requests are batched (left-padded) by their sampling settings; each row keeps its own tools,
+    tool_choice, thinking, budget and ``max_tokens``."""
+    fmt = get_format(format)
+    eos = tokenizer.convert_tokens_to_ids(fmt.eos)
+    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else eos
+    prompts = [apply_chat_template(tokenizer, r.messages, fmt, r.tools, r.thinking, chat_template) for r in requests]
+    groups: dict[tuple, list[int]] = {}
+    for i, r in enumerate(requests):
+        groups.setdefault((r.temperature, r.top_p, r.top_k, r.seed), []).append(i)
+    results: list[Optional[dict]] = [None] * len(requests)
+    for (temperature, top_p, top_k, seed), members in groups.items():
+        for start in range(0, len(members), batch_size):
+            chunk = members[start : start + batch_size]
+            rows = [
+                RowSpec(fmt, requests[i].tools, requests[i].effective_tool_choice, requests[i].parallel_tool_calls, None, requests[i].thinking_budget, requests[i].max_tokens)
+                for i in chunk
+            ]
+            batch = [prompts[i] for i in chunk]
+            processor = ToolCallLogitsProcessor(tokenizer, rows, [len(p) for p in batch], vocab_size=_vocab_size(model, tokenizer))
+            input_ids, attention_mask = _pad_left(batch, pad)
+            if seed is not None:
+                torch.manual_seed(seed)
+            sampling = dict(do_sample=temperature > 0)
+            if temperature > 0:
+                sampling.update(temperature=temperature, top_p=top_p, top_k=top_k or 0)
+            with torch.no_grad():
+                out = model.generate(
+                    input_ids=input_ids.to(model.device),
+                    attention_mask=attention_mask.to(model.device),
+                    logits_processor=LogitsProcessorList([processor]),
+                    max_new_tokens=max(r.max_new_tokens for r in rows),
+                    eos_token_id=eos,
+                    pad_token_id=pad,
+                    **sampling,
+                )
+            for i, (message, n_out) in zip(chunk, processor.results(out.cpu())):
+                results[i] = chat_completion(
+                    message,
+                    model=requests[i].model or model_name,
+                    prompt_tokens=len(prompts[i]),
+                    completion_tokens=n_out,
+                    request_id=requests[i].id,
+                )
+            if on_batch is not None:
+                on_batch(len(chunk))
+    return results  # type: ignore[return-value]
+
+
+def _vocab_size(model: Any, tokenizer: Any) -> int:
+    size = getattr(getattr(model, "config", None), "vocab_size", None)
+    return max(size or 0, len(tokenizer))
+
+
+__all__ = ["RowSpec", "ToolCallLogitsProcessor", "generate_chat"]
