@@ -378,3 +378,9 @@ def test_overlong_tool_name_is_invalid():
     m = every_split_agrees(text)
     assert [c.name for c in m.tool_calls] == ["now"]
     assert "longer than" in m.invalid_tool_calls[0].error
+
+
+def test_reasoning_only_hands_the_answer_over_verbatim():
+    answer = "\n\nSure: " + T.section_text([("now", "{}")]) + "\n"
+    m = every_split_agrees("thinking" + CLOSE + answer, reasoning_only=True)
+    assert (m.reasoning_content, m.content, m.tool_calls) == ("thinking", answer, [])

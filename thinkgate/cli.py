@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any, Optional
+from typing import Optional
 
 from pydantic import ValidationError
 
 
-def _read_requests(lines, errors: list[str]):
+def _read_requests(lines, errors: list[str]) -> list:
     from .requests import ChatRequest
 
     out = []
@@ -37,9 +37,15 @@ def cmd_generate(args: argparse.Namespace) -> int:
     for e in errors:
         print(f"error: {e} (skipped)", file=sys.stderr)
     if args.engine == "vllm":
-        from .integrations.vllm_offline import generate_chat as vllm_generate  # noqa: F401
+        from .integrations.vllm_offline import generate_chat as vllm_generate
+        from .integrations.vllm_offline import make_llm
 
-        generate = vllm_generate
+        llm = make_llm(args.model, max_model_len=args.max_model_len)
+
+        def generate(_model, _tokenizer, part, **kw):
+            kw.pop("batch_size", None)
+            return vllm_generate(llm, part, **kw)
+
         model = tokenizer = None
     else:
         from .demo import deepseek_tokenizer, load
@@ -58,15 +64,13 @@ def cmd_generate(args: argparse.Namespace) -> int:
             for start in range(0, len(batch), args.batch_size):
                 part = batch[start : start + args.batch_size]
                 try:
-                    if args.engine == "vllm":
-                        results = generate(args.model, part, format=args.format, model_name=args.model)
-                    else:
-                        results = generate(model, tokenizer, part, format=args.format, batch_size=args.batch_size, model_name=args.model)
-                except ValueError as e:
+                    results = generate(model, tokenizer, part, format=args.format, batch_size=args.batch_size, model_name=args.model)
+                except ValueError:
+                    # find the line at fault and go on without it
                     results = []
                     for n, r in zip(lines[start : start + args.batch_size], part):
                         try:
-                            results += generate(model, tokenizer, [r], format=args.format, model_name=args.model) if args.engine != "vllm" else generate(args.model, [r], format=args.format, model_name=args.model)
+                            results += generate(model, tokenizer, [r], format=args.format, model_name=args.model)
                         except ValueError as err:
                             errors.append(f"line {n}: {err}")
                             print(f"error: line {n}: {err} (skipped)", file=sys.stderr)
@@ -108,6 +112,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     gen.add_argument("--engine", choices=["transformers", "vllm"], default="transformers")
     gen.add_argument("--batch-size", type=int, default=8)
     gen.add_argument("--tokenizer", choices=["model", "deepseek"], default="model", help="the model directory's tokenizer, or the deepseek-tokenizer package's")
+    gen.add_argument("--max-model-len", type=int, default=4096, help="vLLM's context length (--engine vllm)")
     gen.add_argument("--quiet", action="store_true", help="no progress bar")
     gen.set_defaults(func=cmd_generate)
 

@@ -50,6 +50,8 @@ class StreamParser:
       ``finish_reason="error"`` and ``error`` naming the problem).
     * ``recover_calls_in_reasoning``: read a tool block written before ``</think>`` as calls.
     * ``calls_after_content``: if ``False``, tool markup after answer text is answer text.
+    * ``reasoning_only``: only split reasoning from the answer; the answer, tool markup and all,
+      comes out verbatim as content (for engines whose tool parser reads the answer separately).
     * ``reasoning_field``: ``"reasoning_content"``, ``"reasoning"`` or ``"both"`` in the deltas.
     * ``call_id``: makes a call's id from its index (default ``call_`` + 24 random hex digits).
     """
@@ -64,6 +66,7 @@ class StreamParser:
         on_invalid_call: str = "content",
         recover_calls_in_reasoning: bool = False,
         calls_after_content: bool = True,
+        reasoning_only: bool = False,
         reasoning_field: str = "reasoning_content",
         call_id: Callable[[int], str] = default_call_id,
     ) -> None:
@@ -84,6 +87,7 @@ class StreamParser:
             on_invalid_call=on_invalid_call,
             recover_calls_in_reasoning=recover_calls_in_reasoning,
             calls_after_content=calls_after_content,
+            reasoning_only=reasoning_only,
             call_id=call_id,
         )
         render_deltas([], reasoning_field)  # reject a bad field name now, not mid-stream

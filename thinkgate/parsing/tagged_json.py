@@ -80,6 +80,7 @@ class TaggedJsonMachine:
         on_invalid_call: str = "content",
         recover_calls_in_reasoning: bool = False,
         calls_after_content: bool = True,
+        reasoning_only: bool = False,
         call_id: Callable[[int], str] = default_call_id,
     ) -> None:
         if thinking not in (True, False, "auto"):
@@ -108,7 +109,10 @@ class TaggedJsonMachine:
         if recover_calls_in_reasoning:
             reasoning += tool_markers
         self._in_reasoning = MarkerSet(reasoning)
-        self._in_content = MarkerSet((*tool_markers, self._eos))
+        # reasoning_only: split reasoning from the rest and hand the rest over verbatim (for an
+        # engine that gives the answer to a separate tool parser).
+        self._verbatim = reasoning_only
+        self._in_content = MarkerSet((self._eos,) if reasoning_only else (*tool_markers, self._eos))
         # With calls_after_content off, tool markup after the answer's text is text too.
         self._calls_after_content = calls_after_content
         self._in_content_only = (
@@ -231,6 +235,10 @@ class TaggedJsonMachine:
     def _say(self, text: str) -> None:
         """Answer text. Whitespace before the first word, before tool markup and at the end is
         dropped; whitespace between words is kept."""
+        if self._verbatim:
+            if text:
+                self._out.append(ContentDelta(text))
+            return
         body = text.rstrip()
         if not body:
             if self._content_seen:

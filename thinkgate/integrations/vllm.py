@@ -1,0 +1,282 @@
+"""vLLM: one logits processor class for both of vLLM's logits-processor interfaces.
+
+``ThinkgateLogitsProcessor`` subclasses the V1 interface (``vllm.v1.sample.logits_processor``,
+used by the CPU runner and by ``VLLM_USE_V2_MODEL_RUNNER=0``) and Model Runner V2's
+(``vllm.v1.worker.gpu.sample.logits_processor``, vLLM's default on GPU), so the same class —
+registered with ``LLM(logits_processors=[...])``, ``--logits-processors`` or the
+``vllm.logits_processors`` entry point — loads under either runner.
+
+A request opts in through ``SamplingParams.extra_args["thinkgate"]``: a dict, or a JSON string
+(the OpenAI server's ``vllm_xargs`` carries only flat values) with ``format``, ``tools``,
+``tool_choice``, ``parallel_tool_calls``, ``thinking`` and ``thinking_budget``. A request that does
+not opt in is untouched, and a step in which none did does no work.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Optional
+
+import torch
+
+from ..constraint import BatchMasker, ReasonerGrammar, compile_tool_grammar
+from ..constraint.structural_tag import build_spec
+from ..formats import get_format
+
+try:  # vLLM is an optional dependency: without it this module still imports, for its helpers
+    from vllm.v1.sample.logits_processor import BatchUpdate, MoveDirectionality
+    from vllm.v1.sample.logits_processor import LogitsProcessor as _V1
+    from vllm.v1.worker.gpu.sample.logits_processor.interface import LogitsProcessor as _V2
+except ImportError:  # pragma: no cover - exercised only without vLLM
+
+    class _V1:  # type: ignore[no-redef]
+        pass
+
+    class _V2:  # type: ignore[no-redef]
+        pass
+
+    BatchUpdate = MoveDirectionality = None  # type: ignore[assignment,misc]
+
+if TYPE_CHECKING:
+    from vllm import SamplingParams
+
+OPTION_KEY = "thinkgate"
+_OPTION_FIELDS = ("format", "tools", "tool_choice", "parallel_tool_calls", "thinking", "thinking_budget", "max_whitespace", "unsupported")
+
+
+@dataclass(frozen=True)
+class RequestOptions:
+    format: str
+    tools: Optional[list]
+    tool_choice: Any = "auto"
+    parallel_tool_calls: bool = True
+    thinking: Any = None
+    thinking_budget: Optional[int] = None
+    max_whitespace: Optional[int] = 8
+    unsupported: str = "error"
+
+    def to_json(self) -> str:
+        return json.dumps({k: getattr(self, k) for k in _OPTION_FIELDS}, ensure_ascii=False)
+
+
+def request_options(extra_args: Optional[dict]) -> Optional[RequestOptions]:
+    """The thinkgate options of a request (``None`` if it did not opt in). Errors name the problem."""
+    if not extra_args or OPTION_KEY not in extra_args:
+        return None
+    raw = extra_args[OPTION_KEY]
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except ValueError as e:
+            raise ValueError(f"extra_args['{OPTION_KEY}'] is not valid JSON: {e}") from None
+    if not isinstance(raw, dict):
+        raise ValueError(f"extra_args['{OPTION_KEY}'] must be an object (or its JSON text), not {type(raw).__name__}")
+    unknown = sorted(set(raw) - set(_OPTION_FIELDS))
+    if unknown:
+        raise ValueError(f"unknown thinkgate option(s) {', '.join(unknown)}; known: {', '.join(_OPTION_FIELDS)}")
+    if "format" not in raw:
+        raise ValueError("thinkgate options need a 'format' (e.g. 'deepseek_r1', 'deepseek_v3_1')")
+    if raw.get("thinking") not in (None, True, False, "auto"):
+        raise ValueError(f"thinking must be true, false or 'auto', not {raw['thinking']!r}")
+    budget = raw.get("thinking_budget")
+    if budget is not None and (not isinstance(budget, int) or isinstance(budget, bool) or budget < 0):
+        raise ValueError(f"thinking_budget must be a non-negative integer, not {budget!r}")
+    opts = RequestOptions(**raw)
+    get_format(opts.format)
+    return opts
+
+
+def check_options(opts: RequestOptions) -> None:
+    """Everything about a request that can be checked without the tokenizer (tools, schemas,
+    tool_choice), so that a bad request fails at admission."""
+    build_spec(opts.format, opts.tools, opts.tool_choice, opts.parallel_tool_calls, unsupported=opts.unsupported)
+
+
+class _Tracked:
+    """One opted-in request: its grammar and how far into its output the grammar has read."""
+
+    __slots__ = ("opts", "grammar", "output", "seen")
+
+    def __init__(self, opts: RequestOptions, grammar: Optional[ReasonerGrammar], output: Optional[list] = None):
+        self.opts = opts
+        self.grammar = grammar
+        self.output = output
+        self.seen = 0
+
+    def catch_up(self, tokens) -> None:
+        """Accept the output tokens not read yet (placeholders of async scheduling end the run)."""
+        for t in tokens:
+            if t < 0:
+                break
+            self.grammar.accept_token(int(t))
+            self.seen += 1
+
+
+_TOKENIZERS: dict[tuple, Any] = {}
+_TOKENIZERS_LOCK = threading.Lock()
+
+
+def _tokenizer(vllm_config: Any) -> Any:
+    mc = vllm_config.model_config
+    key = (mc.tokenizer, getattr(mc, "tokenizer_revision", None))
+    with _TOKENIZERS_LOCK:
+        tok = _TOKENIZERS.get(key)
+        if tok is None:
+            from transformers import AutoTokenizer
+
+            tok = _TOKENIZERS[key] = AutoTokenizer.from_pretrained(
+                mc.tokenizer, revision=key[1], trust_remote_code=getattr(mc, "trust_remote_code", False)
+            )
+        return tok
+
+
+class ThinkgateLogitsProcessor(_V1, _V2):  # type: ignore[misc]
+    """Tool grammar with thinking left free, for the requests that ask for it.
+
+    Constructed by vLLM: ``(vllm_config, device, is_pin_memory)`` under the V1 runner,
+    ``(vllm_config, req_states)`` under Model Runner V2.
+    """
+
+    def __init__(self, vllm_config: Any, *args: Any) -> None:
+        self._v2 = len(args) == 1
+        self.req_states = args[0] if self._v2 else None
+        self.device = getattr(self.req_states, "device", None) if self._v2 else args[0]
+        # Loaded when the first request opts in: as an entry-point plugin this class is built
+        # for every engine, including ones thinkgate never serves.
+        self._config = vllm_config
+        self._tokenizer: Any = None
+        self._masker: Optional[BatchMasker] = None
+        self._tracked: dict[int, _Tracked] = {}  # V1: batch index; V2: request slot
+
+    @property
+    def tokenizer(self) -> Any:
+        if self._tokenizer is None:
+            self._tokenizer = _tokenizer(self._config)
+            self.vocab_size = max(self._config.model_config.get_vocab_size(), len(self._tokenizer))
+            self._masker = BatchMasker(self.vocab_size)
+        return self._tokenizer
+
+    # ------------------------------------------------------------------ both
+
+    @classmethod
+    def validate_params(cls, sampling_params: "SamplingParams") -> None:
+        opts = request_options(getattr(sampling_params, "extra_args", None))
+        if opts is not None:
+            check_options(opts)
+
+    def is_argmax_invariant(self) -> bool:
+        return False  # a mask changes the argmax
+
+    def _grammar(self, opts: RequestOptions, prompt_ids) -> ReasonerGrammar:
+        tokenizer = self.tokenizer
+        compiled = compile_tool_grammar(
+            tokenizer,
+            opts.format,
+            opts.tools,
+            opts.tool_choice,
+            opts.parallel_tool_calls,
+            vocab_size=self.vocab_size,
+            max_whitespace=opts.max_whitespace,
+            unsupported=opts.unsupported,
+        )
+        return ReasonerGrammar(
+            compiled,
+            prompt_token_ids=list(prompt_ids) if prompt_ids is not None else None,
+            thinking=opts.thinking,
+            thinking_budget=opts.thinking_budget,
+        )
+
+    # ------------------------------------------------------------------ V1 interface
+
+    def update_state(self, batch_update: Optional["BatchUpdate"]) -> None:
+        if batch_update is None:
+            return
+        tracked = self._tracked
+        for index in batch_update.removed:
+            tracked.pop(index, None)
+        for index, params, prompt_ids, output_ids in batch_update.added:
+            opts = request_options(getattr(params, "extra_args", None))
+            if opts is None:
+                tracked.pop(index, None)
+            else:
+                tracked[index] = _Tracked(opts, self._grammar(opts, prompt_ids), output_ids)
+        for a, b, direction in batch_update.moved:
+            ta, tb = tracked.pop(a, None), tracked.pop(b, None)
+            if ta is not None:
+                tracked[b] = ta
+            if direction == MoveDirectionality.SWAP and tb is not None:
+                tracked[a] = tb
+
+    def apply(self, logits: torch.Tensor, ctx: Any = None) -> torch.Tensor:
+        if self._v2:
+            return self._apply_v2(logits, ctx)
+        if not self._tracked:
+            return logits
+        rows: list[Optional[ReasonerGrammar]] = [None] * logits.shape[0]
+        for index, t in self._tracked.items():
+            # output ids are read here, not in update_state: async scheduling fills them late
+            t.catch_up(t.output[t.seen :])
+            if index < len(rows):
+                rows[index] = t.grammar
+        self._masker(rows, logits)
+        return logits
+
+    # ------------------------------------------------------------------ Model Runner V2
+
+    def add_request(self, req_idx: int, sampling_params: "SamplingParams") -> bool:
+        # Slots are recycled: whatever the slot held before is dropped here.
+        opts = request_options(getattr(sampling_params, "extra_args", None))
+        if opts is None:
+            self._tracked.pop(req_idx, None)
+            return False
+        self._tracked[req_idx] = _Tracked(opts, None)
+        return True
+
+    def apply_staged_writes(self) -> None:
+        return None
+
+    def _apply_v2(self, logits: torch.Tensor, ctx: Any) -> torch.Tensor:
+        if not self._tracked:
+            return logits
+        slots = ctx.expanded_idx_mapping.tolist()
+        mine = {s for s in slots if s in self._tracked}
+        if not mine:
+            return logits
+        rs = self.req_states
+        total = rs.total_len.gpu.to("cpu")
+        local = ctx.expanded_local_pos.tolist()
+        fed = ctx.input_ids.tolist()
+        for slot in mine:
+            t = self._tracked[slot]
+            end = int(total[slot])
+            if t.grammar is None:
+                prompt_len = int(rs.prompt_len.np[slot])
+                history = rs.all_token_ids.gpu[slot, :end].tolist()
+                t.grammar = self._grammar(t.opts, history[:prompt_len])
+                t.seen = 0
+                t.catch_up(history[prompt_len:])
+            else:
+                committed = int(rs.prompt_len.np[slot]) + t.seen
+                if end > committed:
+                    t.catch_up(rs.all_token_ids.gpu[slot, committed:end].tolist())
+        if not any(local):
+            self._masker([self._tracked[s].grammar if s in mine else None for s in slots], logits)
+            return logits
+        # Speculative decoding: a request owns one row per draft token, and row j's mask needs
+        # drafts 1..j accepted first; they are rolled back afterwards.
+        order = sorted(range(len(slots)), key=lambda r: (slots[r], local[r]))
+        drafted: dict[int, int] = {}
+        for r in order:
+            slot = slots[r]
+            if slot not in mine:
+                continue
+            g = self._tracked[slot].grammar
+            if local[r] > 0:
+                g.accept_token(fed[r])  # a rejected draft leaves only end-of-sequence: moot rows
+                drafted[slot] = drafted.get(slot, 0) + 1
+            self._masker([g if i == r else None for i in range(len(slots))], logits)
+        for slot, k in drafted.items():
+            self._tracked[slot].grammar.rollback(k)
+        return logits

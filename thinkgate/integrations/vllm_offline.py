@@ -1,0 +1,96 @@
+"""Offline vLLM: OpenAI-shape requests through ``LLM.generate`` with thinkgate's processor.
+
+vLLM's own ``LLM.chat(messages, tools=...)`` renders the tools into the prompt and stops there:
+no tool_choice, no parsing. ``generate_chat`` renders each request with the chat template,
+constrains it with :class:`~thinkgate.integrations.vllm.ThinkgateLogitsProcessor`, and parses
+the output into an OpenAI ``chat.completion``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Optional
+
+from ..formats import ChatFormat, get_format
+from ..formats.templates import apply_chat_template
+from ..parsing import StreamParser
+from ..requests import ChatRequest, chat_completion
+from .vllm import OPTION_KEY, RequestOptions, ThinkgateLogitsProcessor, check_options
+
+
+def make_llm(model: str, **kwargs: Any) -> Any:
+    """An ``LLM`` with thinkgate's logits processor registered (CPU-friendly defaults)."""
+    from vllm import LLM
+
+    kwargs.setdefault("logits_processors", [ThinkgateLogitsProcessor])
+    return LLM(model=model, **kwargs)
+
+
+def sampling_params(request: ChatRequest, format: str | ChatFormat) -> Any:
+    """vLLM ``SamplingParams`` for one request, with its thinkgate options."""
+    from vllm import SamplingParams
+
+    fmt = get_format(format)
+    opts = RequestOptions(
+        format=fmt.name,
+        tools=request.tools,
+        tool_choice=request.effective_tool_choice,
+        parallel_tool_calls=request.parallel_tool_calls,
+        thinking=None,  # read from the prompt, which the template ended by request.thinking
+        thinking_budget=request.thinking_budget,
+    )
+    check_options(opts)
+    return SamplingParams(
+        max_tokens=request.max_tokens,
+        temperature=request.temperature,
+        top_p=request.top_p,
+        top_k=request.top_k or 0,
+        seed=request.seed,
+        skip_special_tokens=False,
+        extra_args={OPTION_KEY: opts.to_json()},
+    )
+
+
+def generate_chat(
+    llm: Any,
+    requests: Sequence[ChatRequest],
+    *,
+    format: str | ChatFormat = "deepseek_r1",
+    chat_template: Optional[str] = None,
+    model_name: Optional[str] = None,
+) -> list[dict]:
+    """One OpenAI ``chat.completion`` per request. ``llm`` is an ``LLM`` built with
+    :func:`make_llm` (or a model path, for which one is built)."""
+    if isinstance(llm, str):
+        llm = make_llm(llm)
+    fmt = get_format(format)
+    tokenizer = llm.get_tokenizer()
+    prompts = [apply_chat_template(tokenizer, r.messages, fmt, r.tools, r.thinking, chat_template) for r in requests]
+    params = [sampling_params(r, fmt) for r in requests]
+    outputs = llm.generate([{"prompt_token_ids": p} for p in prompts], params, use_tqdm=False)
+    results = []
+    for request, prompt, out in zip(requests, prompts, outputs):
+        completion = out.outputs[0]
+        ids = list(completion.token_ids)
+        stop = tokenizer.convert_tokens_to_ids(fmt.eos)
+        body = ids[:-1] if ids and ids[-1] == stop else ids
+        parser = StreamParser(fmt, thinking=_thinking(prompt, tokenizer, fmt), tools=request.tools, tokenizer=tokenizer)
+        text = tokenizer.decode(body, skip_special_tokens=False, clean_up_tokenization_spaces=False)
+        parser.feed_events(text, body)
+        parser.finish_events("length" if completion.finish_reason == "length" else None)
+        results.append(
+            chat_completion(
+                parser.message,
+                model=request.model or model_name or getattr(llm.llm_engine.model_config, "model", "vllm"),
+                prompt_tokens=len(prompt),
+                completion_tokens=len(ids),
+                request_id=request.id,
+            )
+        )
+    return results
+
+
+def _thinking(prompt: list[int], tokenizer: Any, fmt: ChatFormat) -> Any:
+    from ..parsing import thinking_from_prompt
+
+    return thinking_from_prompt(prompt, tokenizer, fmt)
