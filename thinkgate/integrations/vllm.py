@@ -49,7 +49,7 @@ _OPTION_FIELDS = ("format", "tools", "tool_choice", "parallel_tool_calls", "thin
 @dataclass(frozen=True)
 class RequestOptions:
     format: str
-    tools: Optional[list]
+    tools: Optional[list] = None
     tool_choice: Any = "auto"
     parallel_tool_calls: bool = True
     thinking: Any = None

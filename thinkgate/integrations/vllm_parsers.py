@@ -1,7 +1,7 @@
 """vLLM tool and reasoning parser plugins backed by thinkgate's parser.
 
-Load with ``--tool-parser-plugin`` / ``--reasoning-parser-plugin`` pointing at this module's file
-and choose ``--tool-call-parser thinkgate_<format>`` / ``--reasoning-parser thinkgate_<format>``
+Load with ``--tool-parser-plugin thinkgate.integrations.vllm_parsers`` (and the same for
+``--reasoning-parser-plugin``; vLLM imports a module name as well as a file) and choose ``--tool-call-parser thinkgate_<format>`` / ``--reasoning-parser thinkgate_<format>``
 (``<format>`` one of ``deepseek_r1``, ``deepseek_v3``, ``deepseek_v3_1``). The tool parser also
 makes the server enforce the request's tool_choice — ``required``, a named tool, ``auto`` and
 ``none`` — with thinkgate's grammar and thinking left free: its ``adjust_request`` hands the
@@ -11,6 +11,7 @@ through ``vllm_xargs`` (and turns vLLM's own JSON-schema forcing for required/na
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import Any, Optional
 
@@ -39,6 +40,8 @@ from ..parsing import (
 from .vllm import OPTION_KEY, RequestOptions
 
 PREFIX = "thinkgate_"
+# A request's reasoning budget, as a flat vllm_xargs value: {"vllm_xargs": {"thinkgate_thinking_budget": 64}}
+BUDGET_KEY = "thinkgate_thinking_budget"
 
 
 def _requested_thinking(request: Any) -> Any:
@@ -153,6 +156,9 @@ class ThinkgateToolParser(ToolParser):
             thinking=None,  # read from the prompt ids by the logits processor
         )
         xargs = dict(getattr(request, "vllm_xargs", None) or {})
+        budget = xargs.pop(BUDGET_KEY, None)
+        if budget is not None:
+            opts = dataclasses.replace(opts, thinking_budget=int(budget))
         xargs.setdefault(OPTION_KEY, opts.to_json())
         request.vllm_xargs = xargs
         return request

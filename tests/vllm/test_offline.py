@@ -1,0 +1,55 @@
+"""vLLM for real, offline: LLM.generate with thinkgate's processor on the tiny random model."""
+
+import json
+
+import jsonschema
+import pytest
+
+from schemas import GET_WEATHER, SET_ALARM
+from thinkgate.integrations.vllm_offline import generate_chat, make_llm
+from thinkgate.requests import ChatRequest
+
+TOOLS = [GET_WEATHER, SET_ALARM]
+SCHEMAS = {t["function"]["name"]: t["function"]["parameters"] for t in TOOLS}
+
+
+@pytest.fixture(scope="module")
+def llm(tiny_model):
+    return make_llm(tiny_model, max_model_len=2048, seed=0, enforce_eager=True)
+
+
+def _validate(message):
+    for call in message.get("tool_calls") or []:
+        fn = call["function"]
+        jsonschema.validate(json.loads(fn["arguments"]), SCHEMAS[fn["name"]], format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+    return len(message.get("tool_calls") or [])
+
+
+@pytest.mark.parametrize("fmt", ["deepseek_r1", "deepseek_v3_1"])
+def test_offline_generation_gives_valid_calls(llm, fmt):
+    named = {"type": "function", "function": {"name": "set_alarm"}}
+    requests = []
+    for thinking in (True, False):
+        for choice, max_tokens in (("required", 400), (named, 400), ("auto", 40), ("none", 24)):
+            requests.append(ChatRequest(messages=[{"role": "user", "content": "help"}], tools=TOOLS, tool_choice=choice, thinking=thinking, thinking_budget=8, max_tokens=max_tokens, parallel_tool_calls=False, seed=len(requests)))
+    results = generate_chat(llm, requests, format=fmt)
+    for request, result in zip(requests, results):
+        choice = result["choices"][0]
+        msg = choice["message"]
+        n = _validate(msg)
+        if request.tool_choice in ("required",) or isinstance(request.tool_choice, dict):
+            assert n >= 1 and choice["finish_reason"] == "tool_calls", (request.tool_choice, msg)
+        if isinstance(request.tool_choice, dict):
+            assert msg["tool_calls"][0]["function"]["name"] == "set_alarm"
+        if request.tool_choice == "none":
+            assert n == 0
+        assert bool(msg.get("reasoning_content")) == bool(request.thinking)
+
+
+def test_requests_that_do_not_opt_in_are_untouched(llm):
+    from vllm import SamplingParams
+
+    prompt = {"prompt_token_ids": [0, 5, 6, 7]}
+    plain = llm.generate([prompt], SamplingParams(max_tokens=8, temperature=0), use_tqdm=False)[0].outputs[0].token_ids
+    again = llm.generate([prompt], SamplingParams(max_tokens=8, temperature=0), use_tqdm=False)[0].outputs[0].token_ids
+    assert list(plain) == list(again) and len(plain) == 8
