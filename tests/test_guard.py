@@ -146,3 +146,16 @@ def test_an_object_never_gets_the_same_key_twice(tokenizer):
     c.read(b'{"ab": 1, "a')
     assert c.copy().read(b'b"', check=True) < 0
     assert c.copy().read(b'c"', check=True) > 0
+
+
+def test_a_surrogate_escape_is_refused_as_soon_as_it_cannot_end_well():
+    nodes = build_nodes({"type": "object", "properties": {"s": {"type": "string"}}})
+    c = Cursor(nodes)
+    c.read(b'{"s": "\\ud83d\\u')
+    assert c.copy().read(b"e", check=True) < 0  # a low half must start with d
+    assert c.copy().read(b"d9", check=True) < 0  # ... and then c-f
+    assert c.copy().read(b"de0", check=True) > 0
+    c = Cursor(nodes)
+    c.read(b'{"s": "\\u')
+    assert c.copy().read(b"dc", check=True) < 0  # a lone low half can never end well
+    assert c.copy().read(b"d8", check=True) > 0

@@ -129,9 +129,10 @@ def test_server_streams_what_it_returns_and_calls_validate(client, tool_choice):
 def test_server_thinking_off_and_bad_request(client):
     whole = _ask(client, "required", stream=False, thinking=False)
     assert whole["tool_calls"] and not whole["reasoning"]
+    assert _ask(client, "required", stream=True, thinking=False) == whole
     import openai
 
-    with pytest.raises(openai.BadRequestError):
+    with pytest.raises(openai.BadRequestError, match="keyword 'not'"):
         client.chat.completions.create(
             model=client.models.list().data[0].id,
             messages=[{"role": "user", "content": "x"}],

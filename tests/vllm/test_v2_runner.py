@@ -139,3 +139,13 @@ def test_validate_params_rejects_bad_options_by_name():
     with pytest.raises(ValueError, match="not valid JSON"):
         ThinkgateLogitsProcessor.validate_params(SimpleNamespace(extra_args={OPTION_KEY: "{nope"}))
     ThinkgateLogitsProcessor.validate_params(_params())  # not opted in: fine
+
+
+def test_a_second_instance_for_the_same_engine_stands_aside(tokenizer_dir):
+    cfg = _config(tokenizer_dir)
+    rs = FakeReqStates(1)
+    first = ThinkgateLogitsProcessor(cfg, rs)
+    second = ThinkgateLogitsProcessor(cfg, rs)
+    opts = {"format": "deepseek_v3_1", "tools": [GET_WEATHER], "tool_choice": "required", "thinking": False}
+    assert first.add_request(0, _params(opts)) is True
+    assert second.add_request(0, _params(opts)) is False

@@ -148,6 +148,8 @@ class Cursor:
                             return -1
                         continue
                     self.hexbuf += chr(x)
+                    if check and not self._surrogate_prefix_ok():
+                        return -1
                     if len(self.hexbuf) == 4:
                         code = int(self.hexbuf, 16)
                         low = 0xDC00 <= code <= 0xDFFF
@@ -181,6 +183,14 @@ class Cursor:
         if n:
             self.last_byte = data[-1]
         return n
+
+    def _surrogate_prefix_ok(self) -> bool:
+        """Whether the escape's hex digits so far can still end well: a low half (DC00-DFFF)
+        after a high surrogate and only there, so a pair is never left unfinishable."""
+        h = self.hexbuf
+        if self.pending_high:
+            return h[0] in "dD" and (len(h) < 2 or h[1] in "cdefCDEF")
+        return not (len(h) >= 2 and h[0] in "dD" and h[1] in "cdefCDEF")
 
     def _value_node(self) -> Optional[Node]:
         if not self.stack:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import threading
+import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Optional
 
@@ -114,6 +115,7 @@ class _Tracked:
             self.seen += 1
 
 
+_ACTIVE: dict[tuple, "weakref.ref[ThinkgateLogitsProcessor]"] = {}
 _TOKENIZERS: dict[tuple, Any] = {}
 _TOKENIZERS_LOCK = threading.Lock()
 
@@ -149,6 +151,13 @@ class ThinkgateLogitsProcessor(_V1, _V2):  # type: ignore[misc]
         self._tokenizer: Any = None
         self._masker: Optional[BatchMasker] = None
         self._tracked: dict[int, _Tracked] = {}  # V1: batch index; V2: request slot
+        # Registered twice (the entry point and --logits-processors), vLLM builds two: the
+        # second stands aside rather than mask every row again.
+        key = (id(vllm_config), self._v2)
+        first = _ACTIVE.get(key)
+        self._passive = first is not None and first() is not None
+        if not self._passive:
+            _ACTIVE[key] = weakref.ref(self)
 
     @property
     def tokenizer(self) -> Any:
@@ -191,7 +200,7 @@ class ThinkgateLogitsProcessor(_V1, _V2):  # type: ignore[misc]
     # ------------------------------------------------------------------ V1 interface
 
     def update_state(self, batch_update: Optional["BatchUpdate"]) -> None:
-        if batch_update is None:
+        if batch_update is None or self._passive:
             return
         tracked = self._tracked
         for index in batch_update.removed:
@@ -227,7 +236,7 @@ class ThinkgateLogitsProcessor(_V1, _V2):  # type: ignore[misc]
 
     def add_request(self, req_idx: int, sampling_params: "SamplingParams") -> bool:
         # Slots are recycled: whatever the slot held before is dropped here.
-        opts = request_options(getattr(sampling_params, "extra_args", None))
+        opts = None if self._passive else request_options(getattr(sampling_params, "extra_args", None))
         if opts is None:
             self._tracked.pop(req_idx, None)
             return False

@@ -90,7 +90,14 @@ class ThinkgateReasoningParser(ReasoningParser):
         self._thinking = thinking_from_prompt(prompt_token_ids, self.model_tokenizer, self.format)
 
     def is_reasoning_end(self, input_ids: Sequence[int]) -> bool:
-        return self._close in input_ids
+        # The last marker decides: a conversation's history holds earlier </think>s, and a
+        # generation prompt that ends in <think> reopens reasoning.
+        for t in reversed(input_ids):
+            if t == self._close:
+                return True
+            if t == self._open:
+                return False
+        return False
 
     def extract_content_ids(self, input_ids: list[int]) -> list[int]:
         if self._close not in input_ids:

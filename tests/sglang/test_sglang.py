@@ -1,0 +1,127 @@
+"""thinkgate against SGLang's real classes: the custom logit processor round-tripped through
+to_str()/from_str() and driven the way SGLang's sampler drives it (rows selected per processor,
+custom_params with "__req__"), and the function-call detectors through FunctionCallParser."""
+
+import json
+import weakref
+from array import array
+
+import jsonschema
+import pytest
+import torch
+from sglang.srt.entrypoints.openai.protocol import Function, Tool
+from sglang.srt.function_call.function_call_parser import FunctionCallParser
+from sglang.srt.sampling.custom_logit_processor import CustomLogitProcessor
+
+from schemas import GET_WEATHER, SET_ALARM
+from thinkgate.demo import build_tiny_model
+from thinkgate.formats import DEEPSEEK_R1, DEEPSEEK_V3_1
+from thinkgate.integrations.sglang import ThinkgateLogitProcessor, custom_params, register
+
+TOOLS = [GET_WEATHER, SET_ALARM]
+SCHEMAS = {t["function"]["name"]: t["function"]["parameters"] for t in TOOLS}
+
+
+class FakeReq:
+    """What SGLang's Req offers a processor: rid, origin_input_ids, output_ids, finished()."""
+
+    def __init__(self, rid, prompt):
+        self.rid = rid
+        self.origin_input_ids = array("q", prompt)
+        self.output_ids = array("q")
+        self.finished_reason = None
+
+    def finished(self):
+        return self.finished_reason is not None
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory):
+    return str(build_tiny_model(tmp_path_factory.mktemp("sg") / "tiny"))
+
+
+def _sglang_step(processor_str, logits, params):
+    """sampler.apply_custom_logit_processor: select this processor's rows, call, copy back."""
+    rows = [i for i, p in enumerate(params) if p is not None and "thinkgate" in p]
+    proc = CustomLogitProcessor.from_str(processor_str)
+    idx = torch.tensor(rows)
+    selected = logits.index_select(0, idx)
+    result = proc(selected, [params[i] for i in rows])
+    logits.index_copy_(0, idx, result.to(logits.dtype))
+
+
+@pytest.mark.parametrize("fmt", ["deepseek_r1", "deepseek_v3_1"])
+def test_processor_gives_valid_calls_across_steps(model_dir, fmt):
+    from transformers import AutoTokenizer
+
+    from thinkgate.formats.templates import apply_chat_template
+
+    tok = AutoTokenizer.from_pretrained(model_dir)
+    s = ThinkgateLogitProcessor.to_str()
+    prompt = apply_chat_template(tok, [{"role": "user", "content": "weather?"}], fmt, TOOLS, thinking=True)
+    opts = custom_params(fmt, model_dir, TOOLS, "required", parallel_tool_calls=False, thinking_budget=6)
+    reqs = [FakeReq(f"{fmt}-{i}", prompt) for i in range(3)]
+    plain = FakeReq(f"{fmt}-plain", prompt)
+    gen = torch.Generator().manual_seed(0)
+    eos = 1
+    for _ in range(400):
+        live = [r for r in reqs if not r.finished()]
+        if not live:
+            break
+        batch = live + [plain]
+        params = [dict(opts, __req__=weakref.proxy(r)) for r in live] + [None]
+        logits = torch.randn(len(batch), 129280, generator=gen)
+        before_plain = logits[-1].clone()
+        _sglang_step(s, logits, params)
+        assert torch.equal(logits[-1], before_plain)  # a row that did not opt in is untouched
+        picked = logits.argmax(-1).tolist()
+        for r, t in zip(live, picked):
+            r.output_ids.append(t)
+            if t == eos:
+                r.finished_reason = "stop"
+    from thinkgate import parse
+
+    for r in reqs:
+        assert r.finished()
+        body = list(r.output_ids[:-1])
+        m = parse(tok.decode(body, skip_special_tokens=False), fmt, thinking=True, tools=TOOLS)
+        assert len(m.tool_calls) == 1 and not m.invalid_tool_calls
+        c = m.tool_calls[0]
+        jsonschema.validate(json.loads(c.arguments), SCHEMAS[c.name], format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+    # a final call for finished requests drops their state
+    _sglang_step(s, torch.zeros(1, 129280), [dict(opts, __req__=weakref.proxy(reqs[0]))])
+
+
+def test_bad_options_are_refused_by_name(model_dir):
+    with pytest.raises(ValueError, match="needs at least one tool"):
+        custom_params("deepseek_r1", model_dir, [], "required")
+
+
+@pytest.mark.parametrize("fmt", [DEEPSEEK_R1, DEEPSEEK_V3_1])
+def test_detectors_parse_through_function_call_parser(fmt):
+    register()
+    name = "thinkgate_" + fmt.name
+    assert name in FunctionCallParser.ToolCallParserEnum
+    tools = [Tool(type="function", function=Function(name=t["function"]["name"], parameters=t["function"]["parameters"])) for t in TOOLS]
+    args = [json.dumps({"city": "Paris", "days": 2}), json.dumps({"time": "07:30", "label": "a<｜}```"})]
+    text = "Sure. " + fmt.tools.section_text([("get_weather", args[0]), ("set_alarm", args[1])])
+    parser = FunctionCallParser(tools, name)
+    assert parser.has_tool_call(text)
+    normal, calls = parser.parse_non_stream(text)
+    assert normal == "Sure."
+    assert [(c.name, c.parameters, c.tool_index) for c in calls] == [("get_weather", args[0], 0), ("set_alarm", args[1], 1)]
+    # streamed in 5-character pieces: the same calls, arguments joined exactly
+    parser = FunctionCallParser(tools, name)
+    streamed_text, names, joined = [], {}, {}
+    for i in range(0, len(text), 5):
+        normal, calls = parser.parse_stream_chunk(text[i : i + 5])
+        streamed_text.append(normal)
+        for c in calls:
+            if c.name:
+                names[c.tool_index] = c.name
+            joined[c.tool_index] = joined.get(c.tool_index, "") + (c.parameters or "")
+    assert "".join(streamed_text) == "Sure."
+    assert [names[i] for i in sorted(names)] == ["get_weather", "set_alarm"]
+    assert [joined[i] for i in sorted(joined)] == args
+    info = parser.detector.structure_info()("get_weather")
+    assert info.trigger == fmt.tools.section_begin and info.begin.endswith(fmt.tools.header_text("get_weather"))

@@ -1,0 +1,219 @@
+"""SGLang: a custom logit processor and function-call detectors backed by thinkgate.
+
+Logit processor. SGLang builds a ``CustomLogitProcessor`` per batch from its ``to_str()`` (the
+class, pickled by reference: this module must be importable where the server runs) and passes
+each row's ``custom_params`` with the request under ``"__req__"``. Each request's
+:class:`~thinkgate.constraint.ReasonerGrammar` therefore lives here, outside the instance, keyed
+by the request id, and is dropped when the request finishes. A request opts in with
+``custom_params={"thinkgate": json.dumps({...})}`` (values must be flat): ``format``,
+``tokenizer`` (a path; the model's), ``tools``, ``tool_choice``, ``parallel_tool_calls``,
+``thinking``, ``thinking_budget``. Start the server with ``--enable-custom-logit-processor`` and
+``--disable-overlap-schedule`` (with the overlap scheduler ``req.output_ids`` can be a token behind
+when the processor runs).
+
+Detectors. ``register()`` adds ``thinkgate_<format>`` to SGLang's ``FunctionCallParser``
+registry (also run from the ``sglang.srt.plugins`` entry point, so ``--tool-call-parser
+thinkgate_deepseek_r1`` works once thinkgate is installed).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from typing import Any, Optional
+
+import torch
+
+from ..constraint import BatchMasker, ReasonerGrammar, compile_tool_grammar
+from ..formats import ChatFormat, get_format
+from ..formats import names as format_names
+from ..parsing import ContentDelta, StreamParser, ToolCallArgumentsDelta, ToolCallStart, parse
+from .vllm import OPTION_KEY, RequestOptions, check_options, request_options
+
+from sglang.srt.function_call.base_format_detector import BaseFormatDetector
+from sglang.srt.function_call.core_types import StreamingParseResult, StructureInfo, ToolCallItem
+from sglang.srt.sampling.custom_logit_processor import CustomLogitProcessor
+
+_MAX_TRACKED = 4096
+
+
+class _Requests:
+    """The grammars of live requests, by request id (bounded, in case one is aborted unseen)."""
+
+    def __init__(self) -> None:
+        self.grammars: OrderedDict[str, tuple[ReasonerGrammar, list[int]]] = OrderedDict()
+        self.tokenizers: dict[str, Any] = {}
+        self.maskers: dict[int, BatchMasker] = {}
+        self.lock = threading.Lock()
+
+    def tokenizer(self, path: str) -> Any:
+        tok = self.tokenizers.get(path)
+        if tok is None:
+            from transformers import AutoTokenizer
+
+            tok = self.tokenizers[path] = AutoTokenizer.from_pretrained(path)
+        return tok
+
+
+_REQUESTS = _Requests()
+
+
+def _options(params: dict) -> tuple[RequestOptions, str]:
+    raw = params.get(OPTION_KEY)
+    data = json.loads(raw) if isinstance(raw, str) else dict(raw)
+    tokenizer = data.pop("tokenizer", None)
+    if not tokenizer:
+        raise ValueError("thinkgate options for SGLang need a 'tokenizer' (the model's path)")
+    return request_options({OPTION_KEY: data}), tokenizer  # type: ignore[return-value]
+
+
+class ThinkgateLogitProcessor(CustomLogitProcessor):
+    """Tool grammar with thinking left free, for the rows whose ``custom_params`` ask for it."""
+
+    def __call__(self, logits: torch.Tensor, custom_param_list: Optional[list] = None) -> torch.Tensor:
+        if not custom_param_list:
+            return logits
+        state = _REQUESTS
+        rows: list[Optional[ReasonerGrammar]] = [None] * logits.shape[0]
+        vocab = 0
+        with state.lock:
+            for i, params in enumerate(custom_param_list):
+                if not params or OPTION_KEY not in params or i >= len(rows):
+                    continue
+                req = params.get("__req__")
+                if req is None:
+                    raise ValueError("thinkgate needs SGLang's '__req__' in custom_params (send a custom_params dict)")
+                rid = str(req.rid)
+                entry = state.grammars.get(rid)
+                if entry is None:
+                    opts, path = _options(params)
+                    tok = state.tokenizer(path)
+                    compiled = compile_tool_grammar(tok, opts.format, opts.tools, opts.tool_choice, opts.parallel_tool_calls, vocab_size=max(logits.shape[-1], len(tok)), max_whitespace=opts.max_whitespace, unsupported=opts.unsupported)
+                    grammar = ReasonerGrammar(compiled, prompt_token_ids=list(req.origin_input_ids), thinking=opts.thinking, thinking_budget=opts.thinking_budget)
+                    entry = state.grammars[rid] = (grammar, [0])
+                    while len(state.grammars) > _MAX_TRACKED:
+                        state.grammars.popitem(last=False)
+                grammar, seen = entry
+                out = req.output_ids
+                for t in list(out[seen[0] :]):
+                    grammar.accept_token(int(t))
+                seen[0] = len(out)
+                finished = getattr(req, "finished", None)
+                if callable(finished) and finished():
+                    state.grammars.pop(rid, None)
+                    continue
+                rows[i] = grammar
+                vocab = grammar.grammar.vocab.size
+            if vocab:
+                masker = state.maskers.get(vocab)
+                if masker is None:
+                    masker = state.maskers[vocab] = BatchMasker(vocab)
+                masker(rows, logits)
+        return logits
+
+
+def custom_params(format: str, tokenizer_path: str, tools: Any = None, tool_choice: Any = "auto", **options: Any) -> dict:
+    """The ``custom_params`` that opt a request in (checked now, so a bad request fails here)."""
+    opts = RequestOptions(format=get_format(format).name, tools=tools, tool_choice=tool_choice, **options)
+    check_options(opts)
+    data = json.loads(opts.to_json())
+    data["tokenizer"] = tokenizer_path
+    return {OPTION_KEY: json.dumps(data, ensure_ascii=False)}
+
+
+def _tools(tools: Any) -> Optional[list]:
+    if not tools:
+        return None
+    return [t.model_dump(exclude_none=True) if hasattr(t, "model_dump") else dict(t) for t in tools]
+
+
+class ThinkgateDetector(BaseFormatDetector):
+    """SGLang function-call detector reading one format with thinkgate's streaming parser."""
+
+    format: ChatFormat
+
+    def __init__(self) -> None:
+        super().__init__()
+        t = self.format.tools
+        self.bot_token = t.section_begin
+        self.eot_token = t.section_end
+        self._stream: Optional[StreamParser] = None
+
+    def has_tool_call(self, text: str) -> bool:
+        t = self.format.tools
+        return t.section_begin in text or t.call_begin in text
+
+    def _index(self, tools: Any) -> dict[str, int]:
+        return {name: i for i, name in enumerate(t["function"]["name"] for t in (_tools(tools) or []))}
+
+    def detect_and_parse(self, text: str, tools: Any) -> StreamingParseResult:
+        m = parse(text, self.format, thinking=False, tools=_tools(tools))
+        index = self._index(tools)
+        calls = [ToolCallItem(tool_index=index.get(c.name, -1), name=c.name, parameters=c.arguments) for c in m.tool_calls]
+        return StreamingParseResult(normal_text=m.content or "", calls=calls)
+
+    def parse_streaming_increment(self, new_text: str, tools: Any) -> StreamingParseResult:
+        if self._stream is None:
+            self._stream = StreamParser(self.format, thinking=False, tools=_tools(tools))
+        text: list[str] = []
+        calls: list[ToolCallItem] = []
+        for ev in self._stream.feed_events(new_text):
+            if isinstance(ev, ContentDelta):
+                text.append(ev.text)
+            elif isinstance(ev, ToolCallStart):
+                self.current_tool_id = ev.index
+                self.current_tool_name_sent = True
+                self.prev_tool_call_arr.append({"name": ev.name, "arguments": {}})
+                self.streamed_args_for_tool.append("")
+                calls.append(ToolCallItem(tool_index=ev.index, name=ev.name, parameters=""))
+            elif isinstance(ev, ToolCallArgumentsDelta):
+                self.streamed_args_for_tool[ev.index] += ev.text
+                calls.append(ToolCallItem(tool_index=ev.index, name=None, parameters=ev.text))
+        for i, args in enumerate(self.streamed_args_for_tool):
+            try:
+                self.prev_tool_call_arr[i]["arguments"] = json.loads(args)
+            except ValueError:
+                pass
+        return StreamingParseResult(normal_text="".join(text), calls=calls)
+
+    def structure_info(self):
+        t = self.format.tools
+
+        def info(name: str) -> StructureInfo:
+            return StructureInfo(
+                begin=t.section_begin + t.call_begin + t.header_text(name),
+                end=t.footer + t.call_end + t.section_end,
+                trigger=t.section_begin,
+            )
+
+        return info
+
+    def supports_structural_tag(self) -> bool:
+        return False  # thinkgate's processor enforces the calls, with thinking left free
+
+    def parses_required_natively(self) -> bool:
+        return True
+
+
+def detector_classes() -> dict[str, type]:
+    out = {}
+    for name in format_names():
+        fmt = get_format(name)
+        cls = type(f"Thinkgate{fmt.name.title().replace('_', '')}Detector", (ThinkgateDetector,), {"format": fmt})
+        globals()[cls.__name__] = cls
+        out["thinkgate_" + fmt.name] = cls
+    return out
+
+
+DETECTORS = detector_classes()
+
+
+def register() -> None:
+    """Add thinkgate's detectors to SGLang's ``FunctionCallParser`` registry."""
+    from sglang.srt.function_call.function_call_parser import FunctionCallParser
+
+    FunctionCallParser.ToolCallParserEnum.update(DETECTORS)
+
+
+__all__ = ["ThinkgateDetector", "ThinkgateLogitProcessor", "custom_params", "register"]
