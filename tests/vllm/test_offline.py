@@ -53,3 +53,22 @@ def test_requests_that_do_not_opt_in_are_untouched(llm):
     plain = llm.generate([prompt], SamplingParams(max_tokens=8, temperature=0), use_tqdm=False)[0].outputs[0].token_ids
     again = llm.generate([prompt], SamplingParams(max_tokens=8, temperature=0), use_tqdm=False)[0].outputs[0].token_ids
     assert list(plain) == list(again) and len(plain) == 8
+
+
+def test_command_line_with_the_vllm_engine(tiny_model, tmp_path):
+    import os
+    import pathlib
+    import subprocess
+    import sys
+
+    root = pathlib.Path(__file__).resolve().parents[2]
+    out = tmp_path / "out.jsonl"
+    proc = subprocess.run(
+        [sys.executable, "-m", "thinkgate", "generate", "--engine", "vllm", "--model", tiny_model, "--input", str(root / "examples" / "requests.jsonl"), "--output", str(out), "--max-model-len", "2048", "--quiet"],
+        capture_output=True, text=True, timeout=900, env=dict(os.environ, VLLM_ENABLE_V1_MULTIPROCESSING="0"),
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    results = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["id"] for r in results] == ["weather-1", "alarm-1", "chat-1"]
+    assert results[0]["choices"][0]["finish_reason"] == "tool_calls"
+    assert _validate(results[0]["choices"][0]["message"]) == 1
