@@ -26,7 +26,7 @@ def test_ci_runs_exactly_the_readme_test_command():
 
 
 def test_python_examples_run_and_print_what_they_say():
-    """Every ```python block runs here as written (```py blocks need an engine: see tests/vllm)."""
+    """Every ```python block runs here as written (```py blocks need an engine: see tests/on_vllm)."""
     for block in _blocks("python"):
         out = io.StringIO()
         with contextlib.redirect_stdout(out):

@@ -6,7 +6,10 @@ import sys
 
 import pytest
 
-pytest.importorskip("vllm", reason="vLLM is not installed in this environment")
+try:
+    import vllm  # noqa: F401
+except ImportError:  # not this environment: nothing here is collected
+    collect_ignore_glob = ["*.py"]
 os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "1")
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

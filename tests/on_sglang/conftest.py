@@ -6,5 +6,8 @@ import sys
 
 import pytest
 
-pytest.importorskip("sglang.srt.sampling.custom_logit_processor", reason="SGLang is not installed in this environment")
+try:
+    import sglang.srt.sampling.custom_logit_processor  # noqa: F401
+except ImportError:  # not this environment: nothing here is collected
+    collect_ignore_glob = ["*.py"]
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
