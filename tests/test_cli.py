@@ -49,3 +49,22 @@ def test_generate_writes_completions_and_reports_the_bad_line(tmp_path):
 def test_cli_help_and_module_entry():
     proc = subprocess.run([sys.executable, "-m", "thinkgate", "--help"], capture_output=True, text=True)
     assert proc.returncode == 0 and "demo" in proc.stdout and "generate" in proc.stdout
+
+
+def test_formats_and_inspect(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "thinkgate", "formats"], capture_output=True, text=True)
+    assert proc.returncode == 0
+    assert "deepseek_r1" in proc.stdout and "deepseekv31" in proc.stdout
+    from schemas import REALISTIC
+
+    tools = tmp_path / "tools.json"
+    tools.write_text(json.dumps(REALISTIC))
+    for fmt in ("deepseek_r1", "deepseek_v3_1"):
+        proc = subprocess.run([sys.executable, "-m", "thinkgate", "inspect", "--format", fmt, "--tools", str(tools)], capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        assert '"type": "structural_tag"' in proc.stdout
+        assert "the grammar accepts it, token by token: yes" in proc.stdout
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps([{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {"a": {"not": {}}}}}}]))
+    proc = subprocess.run([sys.executable, "-m", "thinkgate", "inspect", "--format", "deepseek_r1", "--tools", str(bad)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 1 and "keyword 'not'" in proc.stderr

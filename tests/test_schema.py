@@ -213,3 +213,13 @@ def test_bad_parameters_and_options():
     assert "pattern" not in json.dumps(prepare({"type": "object", "properties": {"a": {"type": "integer", "format": "date"}}}, "t").xgrammar_schema)
     out = prepare({"type": "object", "properties": {"a": {"type": "string", "format": "hostname"}}}, "t", unsupported="relax").xgrammar_schema
     assert out["properties"]["a"] == {"type": "string"}
+
+
+def test_example_values_validate():
+    from schemas import REALISTIC
+
+    from thinkgate.constraint.examples import example_value
+
+    extra = {"type": "object", "properties": {"a": {"type": "array", "items": {"type": "number", "minimum": 2.5}, "minItems": 2}, "b": {"anyOf": [{"type": "null"}, {"type": "string"}]}, "c": {"type": "string", "pattern": "^[^@]+@[^@]+$"}, "d": {"type": "string", "minLength": 10, "maxLength": 12}, "e": {"$ref": "#/$defs/x"}, "f": {"type": ["null", "boolean"]}}, "required": ["a", "b", "c", "d", "e", "f"], "$defs": {"x": {"const": 3}}}
+    for schema in [t["function"]["parameters"] for t in REALISTIC] + [extra]:
+        jsonschema.validate(example_value(schema), schema, format_checker=CHECKER)

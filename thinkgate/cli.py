@@ -90,6 +90,71 @@ def cmd_generate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_formats(args: argparse.Namespace) -> int:
+    from .formats import aliases, get_format, names
+
+    by_format: dict[str, list[str]] = {}
+    for alias, name in aliases().items():
+        if alias != name:
+            by_format.setdefault(name, []).append(alias)
+    for name in names():
+        fmt = get_format(name)
+        print(f"{name:<16} layout={fmt.tools.layout:<12} thinking={str(fmt.reasoning.default_thinking):<5} aliases={', '.join(sorted(by_format.get(name, []))) or '-'}")
+        if fmt.description:
+            print(f"{'':<16} {fmt.description}")
+    return 0
+
+
+def cmd_inspect(args: argparse.Namespace) -> int:
+    import jsonschema
+
+    from .constraint import build_structural_tag
+    from .formats import get_format
+    from .constraint.examples import example_value
+
+    fmt = get_format(args.format)
+    with open(args.tools, encoding="utf-8") as f:
+        tools = json.load(f)
+    choice = json.loads(args.tool_choice) if args.tool_choice.startswith("{") else args.tool_choice
+    tokenizer = None
+    if args.tokenizer == "deepseek":
+        from .demo import deepseek_tokenizer
+
+        tokenizer = deepseek_tokenizer()
+    elif args.tokenizer:
+        from transformers import AutoTokenizer
+
+        tokenizer = AutoTokenizer.from_pretrained(args.tokenizer)
+    try:
+        tag = build_structural_tag(fmt, tools, choice, not args.single_call, tokenizer=tokenizer)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    print("# structural tag (the grammar after thinking)")
+    print(json.dumps(tag.model_dump(exclude_none=True), ensure_ascii=False, indent=2))
+    calls = []
+    for tool in tools[:1] if args.single_call else tools:
+        fn = tool["function"]
+        value = example_value(fn.get("parameters") or {"type": "object"})
+        jsonschema.validate(value, fn.get("parameters") or {"type": "object"})
+        calls.append((fn["name"], json.dumps(value, ensure_ascii=False)))
+    example = fmt.tools.section_text(calls)
+    print("\n# an example of a valid output (after the reasoning)")
+    print(fmt.reasoning.close + "\n\n" + example)
+    if tokenizer is not None:
+        import xgrammar as xgr
+
+        from .constraint.vocabulary import vocabulary_for
+
+        matcher = xgr.GrammarMatcher(vocabulary_for(tokenizer).compiler.compile_structural_tag(tag))
+        ids = tokenizer.encode(example, add_special_tokens=False)
+        accepted = all(matcher.accept_token(t) for t in ids) and matcher.accept_token(vocabulary_for(tokenizer).stop_token_ids[0])
+        print(f"\n# the grammar accepts it, token by token: {'yes' if accepted else 'NO'}")
+        if not accepted:
+            return 1
+    return 0
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from .demo import run
 
@@ -103,6 +168,17 @@ def main(argv: Optional[list[str]] = None) -> int:
     demo = sub.add_parser("demo", help="a random-weight model on CPU, and every call still valid")
     demo.add_argument("--seed", type=int, default=0)
     demo.set_defaults(func=cmd_demo)
+
+    fmts = sub.add_parser("formats", help="list the output formats thinkgate knows")
+    fmts.set_defaults(func=cmd_formats)
+
+    insp = sub.add_parser("inspect", help="print the structural tag for tools, and a valid output")
+    insp.add_argument("--format", required=True)
+    insp.add_argument("--tools", required=True, help="a JSON file with a list of OpenAI tools")
+    insp.add_argument("--tool-choice", default="required", help="none, auto, required, or a JSON object")
+    insp.add_argument("--single-call", action="store_true", help="parallel_tool_calls=False")
+    insp.add_argument("--tokenizer", default="deepseek", help="'deepseek' (the packaged one), a path, or '' for text markers")
+    insp.set_defaults(func=cmd_inspect)
 
     gen = sub.add_parser("generate", help="generate for JSONL requests in OpenAI chat shape")
     gen.add_argument("--model", required=True, help="a local Hugging Face model directory")
