@@ -1,6 +1,13 @@
 import os
 
 import pytest
+from hypothesis import settings
+
+# The default run explores the same examples every time (CI must not fail by chance); a deep
+# search (THINKGATE_EXAMPLES=5000) explores new ones on every run.
+settings.register_profile("repeatable", derandomize=True, database=None)
+settings.register_profile("explore")
+settings.load_profile("explore" if os.environ.get("THINKGATE_EXAMPLES") else "repeatable")
 
 
 def load_deepseek_tokenizer():

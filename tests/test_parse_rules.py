@@ -384,3 +384,14 @@ def test_reasoning_only_hands_the_answer_over_verbatim():
     answer = "\n\nSure: " + T.section_text([("now", "{}")]) + "\n"
     m = every_split_agrees("thinking" + CLOSE + answer, reasoning_only=True)
     assert (m.reasoning_content, m.content, m.tool_calls) == ("thinking", answer, [])
+
+
+def test_a_broken_call_rolls_back_to_marker_text_met_in_its_string():
+    """Found by the property tests: an unterminated key whose string swallows the next calls is
+    rolled back to the first marker inside it, even when the JSON breaks only at a real marker."""
+    t = T31
+    broken = t.call_begin + "A" + t.sep + '{"'
+    text = CLOSE + t.section_begin + broken + t.call_end + t.call_begin + "A" + t.sep + "{}" + t.call_end + broken + t.call_end + t.section_end
+    m = every_split_agrees(text, format="deepseek_v3_1", thinking=True)
+    assert [(c.name, c.arguments) for c in m.tool_calls] == [("A", "{}")]
+    assert len(m.invalid_tool_calls) == 2

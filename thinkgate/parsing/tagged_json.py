@@ -465,7 +465,12 @@ class TaggedJsonMachine:
             self._arguments_text(buf[p:q])
             return q
         # The marker is real and the object is still open: the call is broken off.
-        self._pending_error = "the call ended before its arguments' JSON object closed"
+        error = "the call ended before its arguments' JSON object closed"
+        if self._suspect is not None:
+            # ... and so was it at the marker text met inside a string: end the call there.
+            self._roll_back_suspect(error, buf, p)
+            return len(buf)
+        self._pending_error = error
         self.stage = Stage.INVALID_CALL
         return p
 
