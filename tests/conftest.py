@@ -21,3 +21,16 @@ def load_deepseek_tokenizer():
 @pytest.fixture(scope="session")
 def tokenizer():
     return load_deepseek_tokenizer()
+
+
+def load_qwen_like_tokenizer():
+    """No package ships a Qwen tokenizer in Hugging Face form: the DeepSeek one with Qwen's
+    markers added as special tokens stands in (<think>/</think> it has already)."""
+    tok = load_deepseek_tokenizer()
+    tok.add_special_tokens({"additional_special_tokens": ["<tool_call>", "</tool_call>", "<|im_start|>", "<|im_end|>"]})
+    return tok
+
+
+@pytest.fixture(scope="session")
+def qwen_tokenizer():
+    return load_qwen_like_tokenizer()

@@ -4,6 +4,7 @@ from thinkgate.formats import (
     DEEPSEEK_R1,
     DEEPSEEK_V3,
     DEEPSEEK_V3_1,
+    QWEN3,
     ChatFormat,
     HeaderPiece,
     aliases,
@@ -14,11 +15,18 @@ from thinkgate.formats import (
 
 
 def test_registry_names_and_engine_aliases():
-    assert names() == ["deepseek_r1", "deepseek_v3", "deepseek_v3_1"]
+    assert names() == ["deepseek_r1", "deepseek_v3", "deepseek_v3_1", "qwen3"]
     assert get_format("deepseek_r1") is DEEPSEEK_R1
     assert get_format("deepseek_v3") is DEEPSEEK_V3
     assert get_format("deepseek_v3_1") is DEEPSEEK_V3_1
-    for engine_name, fmt in [("deepseekv3", DEEPSEEK_V3), ("deepseekv31", DEEPSEEK_V3_1), ("deepseek_v31", DEEPSEEK_V3_1)]:
+    engine_names = [
+        ("deepseekv3", DEEPSEEK_V3),
+        ("deepseekv31", DEEPSEEK_V3_1),
+        ("deepseek_v31", DEEPSEEK_V3_1),
+        ("hermes", QWEN3),
+        ("qwen25", QWEN3),
+    ]
+    for engine_name, fmt in engine_names:
         assert get_format(engine_name) is fmt
         assert aliases()[engine_name] == fmt.name
     assert get_format("DeepSeek_R1") is DEEPSEEK_R1

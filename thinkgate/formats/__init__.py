@@ -1,11 +1,12 @@
 """Declarative descriptions of model output formats: the single source of truth for markers."""
 
-from . import deepseek
+from . import deepseek, qwen
 from .base import ChatFormat, HeaderPiece, ReasoningFormat, Thinking, ToolCallFormat
 from .deepseek import DEEPSEEK_R1, DEEPSEEK_V3, DEEPSEEK_V3_1
+from .qwen import QWEN3
 from .registry import aliases, get_format, names, register
 
-for _fmt in deepseek.FORMATS:
+for _fmt in (*deepseek.FORMATS, *qwen.FORMATS):
     register(_fmt)
 
 __all__ = [
@@ -13,6 +14,7 @@ __all__ = [
     "DEEPSEEK_R1",
     "DEEPSEEK_V3",
     "DEEPSEEK_V3_1",
+    "QWEN3",
     "HeaderPiece",
     "ReasoningFormat",
     "Thinking",

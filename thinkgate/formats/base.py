@@ -6,6 +6,7 @@ values, so a marker string is written once (in a module such as ``deepseek.py``)
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from typing import Literal, Optional, Union
@@ -58,13 +59,16 @@ class ToolCallFormat:
     accepts ``<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{"a": 1}<｜tool▁call▁end｜><｜tool▁calls▁end｜>``.
     """
 
-    layout: Literal["tagged_json"]
+    layout: Literal["tagged_json", "json_object"]
     section: tuple[str, str]
     call: tuple[str, str]
     sep: str
     header: str
     footer: str = ""
     separator: str = ""
+    # json_object layout: the call is one JSON object that names the tool and holds the arguments
+    name_key: str = "name"
+    arguments_key: str = "arguments"
 
     @property
     def section_begin(self) -> str:
@@ -84,16 +88,22 @@ class ToolCallFormat:
 
     @property
     def markers(self) -> tuple[str, ...]:
-        """Every marker of the tool markup, in a fixed order."""
-        return (self.section_begin, self.section_end, self.call_begin, self.call_end, self.sep)
+        """Every marker of the tool markup, in a fixed order (a layout without section markers
+        or a separator token has none of those)."""
+        return tuple(m for m in (self.section_begin, self.section_end, self.call_begin, self.call_end, self.sep) if m)
 
     def header_text(self, name: str) -> str:
         """The exact header the model writes for tool ``name`` (what a grammar enforces)."""
         return self.header.replace(SEP, self.sep).replace(NAME, name)
 
+    def call_object(self, name: str, arguments: str) -> str:
+        """json_object layout: the object that names the tool and holds its arguments."""
+        return "{" + json.dumps(self.name_key) + ": " + json.dumps(name) + ", " + json.dumps(self.arguments_key) + ": " + arguments + "}"
+
     def call_text(self, name: str, arguments: str) -> str:
         """The exact text of one call, markers included."""
-        return self.call_begin + self.header_text(name) + arguments + self.footer + self.call_end
+        body = self.call_object(name, arguments) if self.layout == "json_object" else arguments
+        return self.call_begin + self.header_text(name if self.layout != "json_object" else "") + body + self.footer + self.call_end
 
     def section_text(self, calls: list[tuple[str, str]]) -> str:
         """The exact text of a tool section holding ``calls`` (``(name, arguments)`` pairs)."""

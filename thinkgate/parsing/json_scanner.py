@@ -51,9 +51,12 @@ class JsonScanner:
     (1, True)
     """
 
-    __slots__ = ("state", "_stack", "_key", "_literal", "_literal_at", "_hex_left", "error")
+    __slots__ = ("state", "_stack", "_key", "_literal", "_literal_at", "_hex_left", "error", "_object_only")
 
-    def __init__(self) -> None:
+    def __init__(self, object_only: bool = True) -> None:
+        # object_only: tool arguments (the top level is an object); else any JSON value, which
+        # for a number is done at the first character after it (not consumed).
+        self._object_only = object_only
         self.state = VALUE
         self._stack: list[str] = []  # "{" or "["
         self._key = False  # the open string is an object key
@@ -105,6 +108,9 @@ class JsonScanner:
                     i += 1
                     if self._key:
                         st = COLON
+                    elif not stack:
+                        self.state = DONE
+                        return i
                     else:
                         st = AFTER
                 elif c == "\\":
@@ -139,7 +145,7 @@ class JsonScanner:
                     stack.append("{")
                     st = FIRST_KEY
                     i += 1
-                elif not stack:
+                elif not stack and self._object_only:
                     self.state = st
                     self._fail(f"arguments must be a JSON object, got {c!r}")
                     return i
@@ -155,6 +161,9 @@ class JsonScanner:
                     stack.pop()
                     st = AFTER
                     i += 1
+                    if not stack:
+                        self.state = DONE
+                        return i
                 elif c == "-":
                     st = NUM_MINUS
                     i += 1
@@ -227,6 +236,9 @@ class JsonScanner:
                 self._literal_at += 1
                 if self._literal_at == len(self._literal):
                     st = AFTER
+                    if not stack:
+                        self.state = DONE
+                        return i
             elif st == NUM_MINUS:
                 if c == "0":
                     st = NUM_ZERO
@@ -276,5 +288,8 @@ class JsonScanner:
                     i += 1
                 else:
                     st = AFTER  # the number ended; this character belongs to what follows
+                    if not stack:
+                        self.state = DONE
+                        return i
         self.state = st
         return end

@@ -12,7 +12,7 @@ from .openai import render_deltas
 from .tagged_json import TaggedJsonMachine, default_call_id
 from .thinking import marker_token_ids
 
-_MACHINES = {"tagged_json": TaggedJsonMachine}
+_MACHINES = {"tagged_json": TaggedJsonMachine, "json_object": TaggedJsonMachine}
 
 
 def tool_names(tools: Optional[Iterable[Any]]) -> Optional[frozenset[str]]:

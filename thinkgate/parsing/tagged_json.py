@@ -33,6 +33,7 @@ from .events import (
     ToolCallStart,
 )
 from .json_scanner import JsonScanner
+from .json_wrapper import JsonWrapperScanner
 from .markers import Credits, MarkerSet
 
 log = logging.getLogger("thinkgate.parsing")
@@ -102,6 +103,7 @@ class TaggedJsonMachine:
         self._section_begin, self._section_end = tools.section
         self._call_begin, self._call_end = tools.call
         self._pieces = tools.header_pieces()
+        self._json_object = tools.layout == "json_object"
         self._footer = "".join(tools.footer.split())
 
         tool_markers = (self._section_begin, self._call_begin)
@@ -398,27 +400,40 @@ class TaggedJsonMachine:
             return pos
         if self._piece < len(pieces):
             return n
+        if self._json_object:  # the name is inside the call object: read with the arguments
+            self._scanner = JsonWrapperScanner(self.fmt.tools.name_key, self.fmt.tools.arguments_key)
+            self.stage = Stage.ARGUMENTS
+            return pos
         name = "".join(self._name)
         if not name:
             self._pending_error = "the call header names no tool"
             self.stage = Stage.INVALID_CALL
             return pos
-        self._call_name = name
-        if self._tool_names is not None and name not in self._tool_names:
-            # Read the arguments all the same, so that the invalid call ends where it really ends.
-            self._pending_error = f"unknown tool {name!r}"
-        else:
-            self._call_index = self._next_index
-            self._next_index += 1
-            self._call_id_value = self._call_id(self._call_index)
-            self._out.append(ToolCallStart(self._call_index, self._call_id_value, name))
+        self._start_call(name)
         self._scanner = JsonScanner()
         self.stage = Stage.ARGUMENTS
         return pos
 
+    def _start_call(self, name: str) -> None:
+        self._call_name = name
+        if self._tool_names is not None and name not in self._tool_names:
+            # Read the arguments all the same, so that the invalid call ends where it really ends.
+            self._pending_error = f"unknown tool {name!r}"
+            return
+        self._call_index = self._next_index
+        self._next_index += 1
+        self._call_id_value = self._call_id(self._call_index)
+        self._out.append(ToolCallStart(self._call_index, self._call_id_value, name))
+        # json_object: arguments written before the name (all of them, or those before marker
+        # text met in a string, the rest waiting for that string to close)
+        upto = self._suspect_args if self._suspect is not None else len(self._args)
+        held = "".join(self._args[:upto])
+        if held:
+            self._out.append(ToolCallArgumentsDelta(self._call_index, held))
+
     def _arguments(self, buf: str, pos: int, credits: Credits | None) -> int:
         n = len(buf)
-        if not self._args:
+        if not self._args and not self._json_object:
             j = _SPACE_RUN.match(buf, pos).end()  # type: ignore[union-attr]
             if j > pos:
                 self._raw.append(buf[pos:j])
@@ -433,11 +448,11 @@ class TaggedJsonMachine:
             if self._suspect is not None:
                 self._roll_back_suspect(f"arguments are not valid JSON: {scanner.error}", buf, pos)
                 return n
-            self._arguments_text(buf[pos:q])  # the valid prefix, as streaming would have sent it
+            self._arguments_text(buf, pos, q)  # the valid prefix, as streaming would have sent it
             self._pending_error = f"arguments are not valid JSON: {scanner.error}"
             self.stage = Stage.INVALID_CALL
             return q
-        self._arguments_text(buf[pos:q])
+        self._arguments_text(buf, pos, q)
         if scanner.done:
             if self._suspect is not None:
                 self._release_suspect()
@@ -462,7 +477,7 @@ class TaggedJsonMachine:
                 self._suspect_raw = len(self._raw)
                 self._suspect_args = len(self._args)
             q = scanner.feed(buf, p, p + len(m))
-            self._arguments_text(buf[p:q])
+            self._arguments_text(buf, p, q)
             return q
         # The marker is real and the object is still open: the call is broken off.
         error = "the call ended before its arguments' JSON object closed"
@@ -553,13 +568,20 @@ class TaggedJsonMachine:
             self._raw.append(tail[:cut])
         return tail[cut:]
 
-    def _arguments_text(self, text: str) -> None:
-        if not text:
+    def _arguments_text(self, buf: str, start: int, end: int) -> None:
+        """Text the scanner has read: all of it is the call's; the arguments' part (all of it,
+        but for the json_object layout only the arguments value) streams."""
+        if end <= start:
             return
-        self._raw.append(text)
-        self._args.append(text)
-        if self._suspect is None and self._call_index is not None:
-            self._out.append(ToolCallArgumentsDelta(self._call_index, text))
+        self._raw.append(buf[start:end])
+        scanner = self._scanner
+        text = "".join(buf[a:b] for a, b in scanner.spans) if self._json_object else buf[start:end]
+        if text:
+            self._args.append(text)
+            if self._suspect is None and self._call_index is not None:
+                self._out.append(ToolCallArgumentsDelta(self._call_index, text))
+        if self._json_object and scanner.name is not None and self._call_name is None:
+            self._start_call(scanner.name)
 
     def _release_suspect(self) -> None:
         held = "".join(self._args[self._suspect_args :])

@@ -1,0 +1,38 @@
+"""Qwen2.5 / Qwen3 / Hermes: each call a JSON object in ``<tool_call>`` tags.
+
+``<tool_call>\\n{"name": "get_weather", "arguments": {"city": "Paris"}}\\n</tool_call>``, calls
+separated by a newline; Qwen3 thinks in ``<think>…</think>`` and its template can switch that off
+(the prompt then ends in an empty ``<think>\\n\\n</think>\\n\\n``).
+"""
+
+from .base import ChatFormat, ReasoningFormat, ToolCallFormat
+
+TOOL_CALL_BEGIN = "<tool_call>"
+TOOL_CALL_END = "</tool_call>"
+THINK_OPEN = "<think>"
+THINK_CLOSE = "</think>"
+IM_END = "<|im_end|>"
+
+HERMES = ToolCallFormat(
+    layout="json_object",
+    section=("", ""),
+    call=(TOOL_CALL_BEGIN, TOOL_CALL_END),
+    sep="",
+    header="\n",
+    footer="\n",
+    separator="\n",
+    name_key="name",
+    arguments_key="arguments",
+)
+
+QWEN3 = ChatFormat(
+    name="qwen3",
+    # Qwen3 opens <think> itself; with thinking off its template closes an empty one in the prompt.
+    reasoning=ReasoningFormat(open=THINK_OPEN, close=THINK_CLOSE, default_thinking="auto"),
+    tools=HERMES,
+    eos=IM_END,
+    aliases=("hermes", "qwen", "qwen25", "qwen2_5", "qwen2.5"),
+    description="Qwen2.5 / Qwen3 / Hermes: <tool_call>{\"name\", \"arguments\"}</tool_call>, Qwen3 thinking",
+)
+
+FORMATS = (QWEN3,)
