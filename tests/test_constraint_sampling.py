@@ -23,7 +23,7 @@ from thinkgate import parse
 from thinkgate.constraint import BatchMasker, ReasonerGrammar, compile_tool_grammar
 from thinkgate.constraint.vocabulary import vocabulary_for
 
-FORMATS = ["deepseek_r1", "deepseek_v3_1"]
+FORMATS = ["deepseek_r1", "deepseek_v3_1", "qwen3"]
 CHOICES = {
     "required": "required",
     "named": {"type": "function", "function": {"name": "book_flight"}},
@@ -43,7 +43,8 @@ def sample_batch(tokenizer, fmt, choice, thinking, n, seed, batch=25, via_logits
     few tokens of text, and in ``none`` the output is ended after a few."""
     grammar = compile_tool_grammar(tokenizer, fmt, REALISTIC, CHOICES[choice])
     vocab = vocabulary_for(tokenizer)
-    section_begin = vocab.token_id(grammar.format.tools.section_begin)
+    t = grammar.format.tools
+    section_begin = vocab.token_id(t.section_begin or t.call_begin)
     eos = grammar.stop_ids[0]
     gen = torch.Generator().manual_seed(seed)
     rng = np.random.default_rng(seed)
@@ -136,10 +137,16 @@ def check(tokenizer, fmt, choice, thinking, samples):
     return verdicts
 
 
+@pytest.fixture(scope="module")
+def tokenizers(tokenizer, qwen_tokenizer):
+    return {"deepseek_r1": tokenizer, "deepseek_v3_1": tokenizer, "qwen3": qwen_tokenizer}
+
+
 @pytest.mark.parametrize("thinking", list(THINKING))
 @pytest.mark.parametrize("choice", list(CHOICES))
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_sampled_outputs_are_valid_calls(tokenizer, fmt, choice, thinking):
+def test_sampled_outputs_are_valid_calls(tokenizers, fmt, choice, thinking):
+    tokenizer = tokenizers[fmt]
     samples = sample_batch(tokenizer, fmt, choice, thinking, n=25, seed=zlib.crc32(f"{fmt}-{choice}-{thinking}".encode()))
     verdicts = check(tokenizer, fmt, choice, thinking, samples)
     assert set(verdicts) <= {"valid", "unterminated"}, verdicts
@@ -149,7 +156,8 @@ def test_sampled_outputs_are_valid_calls(tokenizer, fmt, choice, thinking):
 @pytest.mark.slow
 @pytest.mark.parametrize("choice", list(CHOICES))
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_two_thousand_samples(tokenizer, fmt, choice):
+def test_two_thousand_samples(tokenizers, fmt, choice):
+    tokenizer = tokenizers[fmt]
     n = int(os.environ.get("THINKGATE_SAMPLES", "2000"))
     verdicts = Counter()
     for thinking in THINKING:

@@ -43,10 +43,11 @@ class Cursor:
     the string being written. ``read`` follows bytes; with ``check`` it stops at the first byte
     that would break a bound or a surrogate rule and says so."""
 
-    __slots__ = ("stack", "node", "in_string", "esc", "hexbuf", "pending_high", "count", "keybuf", "last_byte", "done", "check_keys")
+    __slots__ = ("stack", "node", "in_string", "esc", "hexbuf", "pending_high", "count", "keybuf", "last_byte", "done", "check_keys", "capture")
 
     def __init__(self, root: Optional[Node]) -> None:
-        self.stack: tuple = ()  # frames: (is_object, node, key, index, keys seen (raw bytes))
+        # frames: (is_object, node, key, index, keys seen (raw bytes), the tool a call object names)
+        self.stack: tuple = ()
         self.node = root  # while no container is open: the root; then the open string's node
         self.in_string = 0  # 1: a key, 2: a value
         self.esc = 0  # 1 after a backslash, 2 inside \\uXXXX
@@ -57,6 +58,7 @@ class Cursor:
         self.last_byte = -1
         self.done = False
         self.check_keys = True  # a checked read refuses a key the object already has
+        self.capture: Optional[bytes] = None  # the raw value of a call object's name, being read
 
     def copy(self) -> Cursor:
         c = Cursor.__new__(Cursor)
@@ -95,6 +97,8 @@ class Cursor:
                         if self.in_string == 1:
                             self.keybuf += run
                         else:
+                            if self.capture is not None:
+                                self.capture += run
                             self.count += len(run.translate(None, _CONTINUATION))  # bytes that start a character
                             if check:
                                 lo, hi = self._bounds()
@@ -118,6 +122,8 @@ class Cursor:
                         self.esc = 1
                         if self.in_string == 1:
                             self.keybuf += b"\\"
+                        elif self.capture is not None:
+                            self.capture += b"\\"
                         # An escape is one character, counted where it starts; the low half of
                         # a surrogate pair adds none.
                         elif not self.pending_high:
@@ -131,6 +137,8 @@ class Cursor:
                     i += 1
                     if self.in_string == 1:
                         self.keybuf += bytes((x,))
+                    elif self.capture is not None:
+                        self.capture += bytes((x,))
                     if x == 0x75:  # u
                         self.esc, self.hexbuf = 2, ""
                     else:
@@ -143,6 +151,8 @@ class Cursor:
                     i += 1
                     if self.in_string == 1:
                         self.keybuf += bytes((x,))
+                    elif self.capture is not None:
+                        self.capture += bytes((x,))
                     if x not in _HEX:
                         if check:
                             return -1
@@ -168,7 +178,7 @@ class Cursor:
             if x == _QUOTE:
                 self._open_string()
             elif x == 0x7B or x == 0x5B:  # { [
-                self.stack = self.stack + ((x == 0x7B, self._value_node(), None, 0, frozenset()),)
+                self.stack = self.stack + ((x == 0x7B, self._value_node(), None, 0, frozenset(), None),)
             elif x == 0x7D or x == 0x5D:  # } ]
                 self.stack = self.stack[:-1]
                 if not self.stack:
@@ -178,8 +188,8 @@ class Cursor:
             elif x == 0x2C:  # ,
                 if not self.stack:
                     return -1  # not JSON the grammar allows; only a candidate being checked gets here
-                is_obj, node, _, index, seen = self.stack[-1]
-                self.stack = self.stack[:-1] + ((is_obj, node, None, index + 1, seen),)
+                is_obj, node, _, index, seen, tag = self.stack[-1]
+                self.stack = self.stack[:-1] + ((is_obj, node, None, index + 1, seen, tag),)
         if n:
             self.last_byte = data[-1]
         return n
@@ -195,8 +205,7 @@ class Cursor:
     def _value_node(self) -> Optional[Node]:
         if not self.stack:
             return self.node
-        _, node, key, index, _ = self.stack[-1]
-        return None if node is None else node.child(key, index)
+        return _child(self.stack[-1])
 
     def _open_string(self) -> None:
         top = self.stack[-1] if self.stack else None
@@ -207,13 +216,19 @@ class Cursor:
             self.in_string = 2
             self.node = self._value_node()
             self.count = 0
+            node, key = (top[1], top[2]) if top is not None else (None, None)
+            self.capture = b"" if node is not None and node.variants is not None and key == node.variant_key else None
         self.esc = 0
         self.pending_high = False
 
     def _close_string(self) -> None:
         if self.in_string == 1:
-            is_obj, node, _, index, seen = self.stack[-1]
-            self.stack = self.stack[:-1] + ((is_obj, node, _decode_key(self.keybuf), index, seen | {self.keybuf}),)
+            is_obj, node, _, index, seen, tag = self.stack[-1]
+            self.stack = self.stack[:-1] + ((is_obj, node, _decode_key(self.keybuf), index, seen | {self.keybuf}, tag),)
+        elif self.capture is not None:
+            is_obj, node, key, index, seen, _ = self.stack[-1]
+            self.stack = self.stack[:-1] + ((is_obj, node, key, index, seen, _decode_key(self.capture)),)
+            self.capture = None
         self.in_string = 0
         self.node = None
 
@@ -382,12 +397,23 @@ class ArgumentsGuard:
                     row[i >> 5] &= ~np.int32(np.uint32(1 << (i & 31)).view(np.int32))
 
 
+def _child(frame: tuple) -> Optional[Node]:
+    """The node of the value at this place of an open container."""
+    _, node, key, index, _, tag = frame
+    if node is None:
+        return None
+    if node.variants is not None and key == node.variant_of:
+        return node.variants.get(tag) if tag is not None else None
+    return node.child(key, index)
+
+
 def _shape(stack: tuple) -> tuple:
     """What a token opening a string here depends on: per open container, whether a key or a
     value comes next and the schema node it would have (not the key text itself, so that free
     keys do not grow the cache)."""
     out = []
-    for is_obj, node, key, index, _ in stack:
-        child = None if node is None or (is_obj and key is None) else node.child(key, index)
+    for frame in stack:
+        is_obj, node, key = frame[0], frame[1], frame[2]
+        child = None if is_obj and key is None else _child(frame)
         out.append((is_obj, key is None, node, child))  # the nodes themselves: ids could be reused
     return tuple(out)

@@ -15,7 +15,7 @@ from typing import Any, Optional
 class Node:
     """One place in the arguments: its children and, for a string, its length bounds."""
 
-    __slots__ = ("props", "patterns", "additional", "items", "prefix", "min_len", "max_len", "alts", "_merged")
+    __slots__ = ("props", "patterns", "additional", "items", "prefix", "min_len", "max_len", "alts", "_merged", "variants", "variant_key", "variant_of")
 
     def __init__(self) -> None:
         self.props: dict[str, Node] = {}
@@ -26,6 +26,11 @@ class Node:
         self.min_len = 0
         self.max_len: Optional[int] = None
         self.alts: list[Node] = []  # nodes still to merge in (while building)
+        # A call object (json_object layout): the node of property ``variant_of`` depends on
+        # the string value of property ``variant_key`` (the tool's name).
+        self.variants: Optional[dict[str, Node]] = None
+        self.variant_key = ""
+        self.variant_of = ""
         self._merged: dict[tuple, Node] = {}
 
     @property
@@ -52,6 +57,16 @@ class Node:
         if index < len(self.prefix):
             return self.prefix[index]
         return self.items
+
+
+def call_object_node(name_key: str, arguments_key: str, tools: dict[str, "Node"]) -> Node:
+    """The node of a call written as ``{name_key: NAME, arguments_key: ARGS}``."""
+    node = Node()
+    node.props[name_key] = Node()
+    node.variants = dict(tools)
+    node.variant_key = name_key
+    node.variant_of = arguments_key
+    return node
 
 
 def resolve_ref(ref: str, root: Any) -> Any:

@@ -8,6 +8,7 @@ tokenizer, markers are matched as text (and can then be spelled; pass the tokeni
 
 from __future__ import annotations
 
+import copy
 import re
 from dataclasses import dataclass, field
 from typing import Any, Optional
@@ -29,7 +30,7 @@ from xgrammar.structural_tag import TokenDispatchFormat, TriggeredTagsFormat, Ta
 
 from ..formats import ChatFormat, get_format
 from .schema import PreparedSchema, prepare
-from .schema_nodes import Node
+from .schema_nodes import Node, call_object_node
 
 DEFAULT_MAX_WHITESPACE = 8
 # R1 habitually writes "\n\n" between </think> and the tool block.
@@ -55,8 +56,13 @@ class GrammarSpec:
     marker_ids: dict[str, int] = field(default_factory=dict)
 
     def header_nodes(self) -> dict[bytes, Node]:
-        """Each tool's exact header text (bytes), with its argument bounds."""
-        return {self.format.tools.header_text(t.name).encode(): t.schema.nodes for t in self.tools}
+        """Each tool's exact header text (bytes), with its argument bounds; in the json_object
+        layout the one header, with the node of the whole call object."""
+        t = self.format.tools
+        if t.layout == "json_object":
+            obj = call_object_node(t.name_key, t.arguments_key, {s.name: s.schema.nodes for s in self.tools})
+            return {t.header.encode(): obj}
+        return {t.header_text(s.name).encode(): s.schema.nodes for s in self.tools}
 
 
 def normalize_tools(tools: Optional[list[Any]], unsupported: str = "error") -> list[ToolSpec]:
@@ -149,6 +155,36 @@ class _Markers:
         return out
 
 
+def call_object_schema(t: Any, spec: ToolSpec) -> dict:
+    """json_object layout: the schema of the whole call object, the name a constant and the
+    arguments the tool's schema (its ``$defs`` lifted to the new root, its references moved)."""
+    arguments = copy.deepcopy(spec.schema.xgrammar_schema)
+    defs = {k: arguments.pop(k) for k in ("$defs", "definitions") if isinstance(arguments, dict) and k in arguments}
+    here = f"#/properties/{t.arguments_key}"
+    _move_refs(arguments, here)
+    for group in defs.values():
+        _move_refs(group, here)
+    return {
+        "type": "object",
+        "properties": {t.name_key: {"const": spec.name}, t.arguments_key: arguments},
+        "required": [t.name_key, t.arguments_key],
+        "additionalProperties": False,
+        **defs,
+    }
+
+
+def _move_refs(node: Any, here: str) -> None:
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#") and not ref.startswith(("#/$defs", "#/definitions")):
+            node["$ref"] = here + ref[1:]
+        for v in node.values():
+            _move_refs(v, here)
+    elif isinstance(node, list):
+        for v in node:
+            _move_refs(v, here)
+
+
 def _seq(elements: list[Format]) -> Format:
     return elements[0] if len(elements) == 1 else SequenceFormat(elements=elements)
 
@@ -171,32 +207,39 @@ def build_spec(
     marks = _Markers(dict(marker_ids or {}))
     by_id = control_ids is not None and all(m in marks.ids for m in t.markers)
 
+    json_object = t.layout == "json_object"
     head_template, _, tail_template = t.header.partition("{name}")
-    prefix = marks.text(head_template, None, t.sep)
+    prefix = [] if json_object else marks.text(head_template, None, t.sep)
 
     def body(spec: ToolSpec) -> Format:
+        if json_object:  # the name is a constant inside the call object
+            arguments = [JSONSchemaFormat(json_schema=call_object_schema(t, spec), max_whitespace_cnt=max_whitespace)]
+            return _seq(marks.text(t.header, None, t.sep) + arguments + marks.text(t.footer, None, t.sep))
         return _seq(
             marks.text("{name}" + tail_template, spec.name, t.sep)
             + [JSONSchemaFormat(json_schema=spec.schema.xgrammar_schema, max_whitespace_cnt=max_whitespace)]
             + marks.text(t.footer, None, t.sep)
         )
 
-    def calls() -> Format:
-        """One call, or calls joined by the separator; the section's markers are the caller's."""
+    def call_rest() -> list[Format]:
+        """A call after its begin marker."""
         bodies = [body(s) for s in chosen]
-        call = _seq(
-            [
-                marks.element(t.call_begin),
-                *prefix,
-                bodies[0] if len(bodies) == 1 else OrFormat(elements=bodies),
-                marks.element(t.call_end),
-            ]
-        )
-        if not parallel_tool_calls or choice == "named":
-            return call
-        again = _seq([ConstStringFormat(value=t.separator), call]) if t.separator else call
-        return SequenceFormat(elements=[call, StarFormat(content=again)])
+        return [*prefix, bodies[0] if len(bodies) == 1 else OrFormat(elements=bodies), marks.element(t.call_end)]
 
+    def more(first: Format) -> Format:
+        """``first``, then (if parallel calls are allowed) further calls after the separator."""
+        if not parallel_tool_calls or choice == "named":
+            return first
+        call = _seq([marks.element(t.call_begin), *call_rest()])
+        again = _seq([ConstStringFormat(value=t.separator), call]) if t.separator else call
+        return SequenceFormat(elements=[first, StarFormat(content=again)])
+
+    def around(calls: Format) -> list[Format]:
+        """The calls inside the section markers (a layout without them has none)."""
+        return [x for x in (t.section_begin and marks.element(t.section_begin), calls, t.section_end and marks.element(t.section_end)) if x]
+
+    calls = more(_seq([marks.element(t.call_begin), *call_rest()]))
+    trigger = t.section_begin or t.call_begin
     text_excludes = [m for m in fmt.markers if m != fmt.eos]
     if choice == "none":
         if by_id:
@@ -204,29 +247,23 @@ def build_spec(
         else:
             tag = AnyTextFormat(excludes=text_excludes)
     elif choice == "auto":
+        # After the trigger (the section marker, or a call's own begin where there is no
+        # section) the rest of the tool calls, then nothing but the end.
+        rest = _seq([calls, *([marks.element(t.section_end)] if t.section_end else [])]) if t.section_begin else more(_seq(call_rest()))
         if by_id:
-            begin = marks.ids[t.section_begin]
-            tag = TokenDispatchFormat(
-                rules=[(begin, _seq([calls(), marks.element(t.section_end)]))],
-                loop=False,
-                exclude_tokens=sorted(i for i in control_ids if i != begin),
-            )
+            begin = marks.ids[trigger]
+            tag = TokenDispatchFormat(rules=[(begin, rest)], loop=False, exclude_tokens=sorted(i for i in control_ids if i != begin))
         else:
+            end = t.section_end or t.call_end
+            content = calls if t.section_begin else _seq(call_rest()[:-1])
             tag = TriggeredTagsFormat(
-                triggers=[t.section_begin],
-                tags=[TagFormat(begin=t.section_begin, content=calls(), end=t.section_end)],
-                excludes=[m for m in text_excludes if m != t.section_begin],
+                triggers=[trigger],
+                tags=[TagFormat(begin=trigger, content=content, end=end)],
+                excludes=[m for m in text_excludes if m != trigger],
                 stop_after_first=True,
             )
     else:
-        tag = _seq(
-            [
-                RegexFormat(pattern=LEADING_WHITESPACE),
-                marks.element(t.section_begin),
-                calls(),
-                marks.element(t.section_end),
-            ]
-        )
+        tag = _seq([RegexFormat(pattern=LEADING_WHITESPACE), *around(calls)])
     return GrammarSpec(fmt, choice, chosen, parallel_tool_calls, StructuralTag(format=tag), marks.ids)
 
 
