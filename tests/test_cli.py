@@ -7,12 +7,13 @@ import sys
 
 import jsonschema
 
+from thinkgate.cli import main
 from thinkgate.demo import build_tiny_model
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
-def test_generate_writes_completions_and_reports_the_bad_line(tmp_path):
+def test_generate_writes_completions_and_reports_the_bad_line(tmp_path, capsys):
     model = build_tiny_model(tmp_path / "tiny")
     lines = (ROOT / "examples" / "requests.jsonl").read_text().splitlines()
     bad = [
@@ -23,16 +24,12 @@ def test_generate_writes_completions_and_reports_the_bad_line(tmp_path):
     src = tmp_path / "in.jsonl"
     src.write_text("\n".join([lines[0], bad[0], lines[1], bad[1], bad[2], lines[2]]) + "\n")
     out = tmp_path / "out.jsonl"
-    proc = subprocess.run(
-        [sys.executable, "-m", "thinkgate", "generate", "--model", str(model), "--input", str(src), "--output", str(out), "--batch-size", "2"],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert proc.returncode == 1, proc.stderr
-    assert "line 2: tool_choice" in proc.stderr
-    assert "line 4: " in proc.stderr and "line 5: tool 'f': keyword 'not'" in proc.stderr
-    assert "3 responses written; 3 line(s) failed" in proc.stderr
+    status = main(["generate", "--model", str(model), "--input", str(src), "--output", str(out), "--batch-size", "2"])
+    stderr = capsys.readouterr().err
+    assert status == 1, stderr
+    assert "line 2: tool_choice" in stderr
+    assert "line 4: " in stderr and "line 5: tool 'f': keyword 'not'" in stderr
+    assert "3 responses written; 3 line(s) failed" in stderr
     results = [json.loads(x) for x in out.read_text().splitlines()]
     assert [r["id"] for r in results] == ["weather-1", "alarm-1", "chat-1"]
     for r, line in zip(results, [lines[0], lines[1], lines[2]]):
@@ -46,25 +43,34 @@ def test_generate_writes_completions_and_reports_the_bad_line(tmp_path):
             assert choice["finish_reason"] == "tool_calls"
 
 
+def test_demo_runs_and_every_call_validates(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("THINKGATE_CACHE", str(tmp_path))
+    assert main(["demo"]) == 0
+    out = capsys.readouterr().out
+    assert "4 calls from random weights, 4 valid against their schemas, 0 failures" in out
+    assert out.count("-> valid") == 4
+
+
 def test_cli_help_and_module_entry():
     proc = subprocess.run([sys.executable, "-m", "thinkgate", "--help"], capture_output=True, text=True)
     assert proc.returncode == 0 and "demo" in proc.stdout and "generate" in proc.stdout
 
 
-def test_formats_and_inspect(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "thinkgate", "formats"], capture_output=True, text=True)
-    assert proc.returncode == 0
-    assert "deepseek_r1" in proc.stdout and "deepseekv31" in proc.stdout
+def test_formats_and_inspect(tmp_path, capsys):
+    assert main(["formats"]) == 0
+    out = capsys.readouterr().out
+    assert "deepseek_r1" in out and "deepseekv31" in out and "qwen3" in out
     from schemas import REALISTIC
 
     tools = tmp_path / "tools.json"
     tools.write_text(json.dumps(REALISTIC))
     for fmt in ("deepseek_r1", "deepseek_v3_1"):
-        proc = subprocess.run([sys.executable, "-m", "thinkgate", "inspect", "--format", fmt, "--tools", str(tools)], capture_output=True, text=True, timeout=300)
-        assert proc.returncode == 0, proc.stderr
-        assert '"type": "structural_tag"' in proc.stdout
-        assert "the grammar accepts it, token by token: yes" in proc.stdout
+        assert main(["inspect", "--format", fmt, "--tools", str(tools)]) == 0
+        out = capsys.readouterr().out
+        assert '"type": "structural_tag"' in out
+        assert "the grammar accepts it, token by token: yes" in out
+    assert main(["inspect", "--format", "deepseek_r1", "--tools", str(tools), "--tokenizer", "", "--single-call", "--tool-choice", '{"type": "function", "function": {"name": "set_alarm"}}']) == 0
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps([{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {"a": {"not": {}}}}}}]))
-    proc = subprocess.run([sys.executable, "-m", "thinkgate", "inspect", "--format", "deepseek_r1", "--tools", str(bad)], capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 1 and "keyword 'not'" in proc.stderr
+    assert main(["inspect", "--format", "deepseek_r1", "--tools", str(bad)]) == 1
+    assert "keyword 'not'" in capsys.readouterr().err
