@@ -34,3 +34,19 @@ def load_qwen_like_tokenizer():
 @pytest.fixture(scope="session")
 def qwen_tokenizer():
     return load_qwen_like_tokenizer()
+
+
+def load_kimi_like_tokenizer():
+    """Kimi-K2 ships a tiktoken model, not a Hugging Face tokenizer: the DeepSeek one with
+    Kimi's markers added as special tokens stands in."""
+    from thinkgate.formats import KIMI_K2
+
+    tok = load_deepseek_tokenizer()
+    added = [m for m in KIMI_K2.markers if len(tok.encode(m, add_special_tokens=False)) != 1]
+    tok.add_special_tokens({"additional_special_tokens": added})
+    return tok
+
+
+@pytest.fixture(scope="session")
+def kimi_tokenizer():
+    return load_kimi_like_tokenizer()

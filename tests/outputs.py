@@ -105,6 +105,7 @@ def outputs(draw, fmt: ChatFormat, thinking: bool, allow_broken: bool = False) -
     broken: list[int] = []
     if calls:
         pieces = []
+        first_index = draw(st.integers(0, 100))  # Kimi-K2 numbers calls across the conversation
         for i, (name, args) in enumerate(calls):
             if allow_broken and draw(st.booleans()) and draw(st.booleans()):
                 how = draw(st.sampled_from(["truncate", "garbage", "single_quotes"]))
@@ -118,7 +119,7 @@ def outputs(draw, fmt: ChatFormat, thinking: bool, allow_broken: bool = False) -
                 if not _valid_object(args):
                     broken.append(i)
                 calls[i] = (name, args)
-            pieces.append(t.call_text(name, args))
+            pieces.append(t.call_text(name, args, first_index + i))
         text += t.section_begin + t.separator.join(pieces) + t.section_end
     stripped = content.strip()
     return Output(

@@ -23,7 +23,7 @@ from thinkgate import parse
 from thinkgate.constraint import BatchMasker, ReasonerGrammar, compile_tool_grammar
 from thinkgate.constraint.vocabulary import vocabulary_for
 
-FORMATS = ["deepseek_r1", "deepseek_v3_1", "qwen3"]
+FORMATS = ["deepseek_r1", "deepseek_v3_1", "qwen3", "kimi_k2"]
 CHOICES = {
     "required": "required",
     "named": {"type": "function", "function": {"name": "book_flight"}},
@@ -138,8 +138,8 @@ def check(tokenizer, fmt, choice, thinking, samples):
 
 
 @pytest.fixture(scope="module")
-def tokenizers(tokenizer, qwen_tokenizer):
-    return {"deepseek_r1": tokenizer, "deepseek_v3_1": tokenizer, "qwen3": qwen_tokenizer}
+def tokenizers(tokenizer, qwen_tokenizer, kimi_tokenizer):
+    return {"deepseek_r1": tokenizer, "deepseek_v3_1": tokenizer, "qwen3": qwen_tokenizer, "kimi_k2": kimi_tokenizer}
 
 
 @pytest.mark.parametrize("thinking", list(THINKING))

@@ -10,10 +10,10 @@ from hypothesis import strategies as st
 from helpers import cuts, normalise, seq_ids, stream_deltas, stream_events
 from outputs import cut_points, outputs
 from thinkgate import parse
-from thinkgate.formats import DEEPSEEK_R1, DEEPSEEK_V3, DEEPSEEK_V3_1, QWEN3
+from thinkgate.formats import DEEPSEEK_R1, DEEPSEEK_V3, DEEPSEEK_V3_1, KIMI_K2, QWEN3
 from thinkgate.parsing import ToolCallEnd, accumulate
 
-FORMATS = [DEEPSEEK_R1, DEEPSEEK_V3, DEEPSEEK_V3_1, QWEN3]
+FORMATS = [DEEPSEEK_R1, DEEPSEEK_V3, DEEPSEEK_V3_1, QWEN3, KIMI_K2]
 # THINKGATE_EXAMPLES=5000 for a deeper hunt than the default run.
 EXAMPLES = int(os.environ.get("THINKGATE_EXAMPLES", "150"))
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -26,7 +26,9 @@ def kept_characters(fmt, message, events):
     parts = [message.reasoning_content or "", message.content or ""]
     for ev in events:
         if isinstance(ev, ToolCallEnd):
-            parts.append(t.call_text(ev.name, ev.arguments))
+            # A format whose id is its header (Kimi-K2) keeps the call's index there.
+            index = int(ev.id.rsplit(":", 1)[1]) if t.call_id else 0
+            parts.append(t.call_text(ev.name, ev.arguments, index))
     return _visible("".join(parts), fmt)
 
 
@@ -88,7 +90,7 @@ def test_nothing_is_lost_and_broken_calls_spare_the_others(fmt, data):
     pieces=st.lists(
         st.one_of(
             st.text(max_size=6),
-            st.sampled_from(list(DEEPSEEK_R1.markers) + list(QWEN3.markers) + ["```json", "{", "}", '"', "\\", "function", "\n", '"name"', '"arguments"', ":"]),
+            st.sampled_from(list(DEEPSEEK_R1.markers) + list(QWEN3.markers) + list(KIMI_K2.markers) + ["```json", "{", "}", '"', "\\", "function", "\n", '"name"', '"arguments"', ":"]),
         ),
         max_size=40,
     ),

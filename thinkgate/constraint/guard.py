@@ -307,15 +307,17 @@ class ArgumentsGuard:
         cache: MaskCache,
         call_begin: int,
         call_end: int,
-        headers: Mapping[bytes, Optional[Node]],
+        headers: Mapping[str, Optional[Node]],
     ) -> None:
         self._cache = cache
         self._tables = cache.tables
         self._token_bytes = cache.token_bytes
         self._call_begin = call_begin
         self._call_end = call_end
-        self._headers = dict(headers)
-        self._header_lengths = sorted({len(h) for h in headers})
+        # One pattern for every header, a group per tool: the header ends where a group matches.
+        self._header_nodes = list(headers.values())
+        alternatives = b"|".join(b"(" + p.encode() + b")" for p in headers)
+        self._header_re = re.compile(alternatives, re.DOTALL) if headers else None
         self._history: list[tuple] = []
         self.mode = OUTSIDE
         self._hbuf = b""
@@ -340,13 +342,11 @@ class ArgumentsGuard:
                 self.mode = OUTSIDE
         elif mode == HEADER:
             self._hbuf += self._token_bytes[token_id]
-            for n in self._header_lengths:
-                head = self._hbuf[:n]
-                if len(self._hbuf) >= n and head in self._headers:
-                    self.cursor = Cursor(self._headers[head])
-                    self.mode = ARGS
-                    self._read(self._hbuf[n:])
-                    return
+            m = self._header_re.match(self._hbuf) if self._header_re is not None else None
+            if m is not None:
+                self.cursor = Cursor(self._header_nodes[m.lastindex - 1])
+                self.mode = ARGS
+                self._read(self._hbuf[m.end() :])
         else:
             self._read(self._token_bytes[token_id])
 

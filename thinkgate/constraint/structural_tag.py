@@ -35,6 +35,8 @@ from .schema_nodes import Node, call_object_node
 DEFAULT_MAX_WHITESPACE = 8
 # R1 habitually writes "\n\n" between </think> and the tool block.
 LEADING_WHITESPACE = r"[ \t\r\n]{0,4}"
+# A call's number in its header (Kimi-K2 counts calls across the conversation).
+CALL_INDEX = r"(0|[1-9][0-9]{0,3})"
 _NAME_FORBIDDEN = re.compile(r"[\s<`{}\"]")
 
 
@@ -55,14 +57,15 @@ class GrammarSpec:
     tag: StructuralTag
     marker_ids: dict[str, int] = field(default_factory=dict)
 
-    def header_nodes(self) -> dict[bytes, Node]:
-        """Each tool's exact header text (bytes), with its argument bounds; in the json_object
-        layout the one header, with the node of the whole call object."""
+    def header_nodes(self) -> dict[str, Node]:
+        """Each tool's header (a regular expression, for headers that number the call), with its
+        argument bounds; in the json_object layout the one header, with the node of the whole
+        call object."""
         t = self.format.tools
         if t.layout == "json_object":
             obj = call_object_node(t.name_key, t.arguments_key, {s.name: s.schema.nodes for s in self.tools})
-            return {t.header.encode(): obj}
-        return {t.header_text(s.name).encode(): s.schema.nodes for s in self.tools}
+            return {re.escape(t.header): obj}
+        return {t.header_pattern(s.name): s.schema.nodes for s in self.tools}
 
 
 def normalize_tools(tools: Optional[list[Any]], unsupported: str = "error") -> list[ToolSpec]:
@@ -140,9 +143,12 @@ class _Markers:
     def text(self, template: str, name: Optional[str], sep: str) -> list[Format]:
         """A header or footer template as elements, adjacent text merged."""
         out: list[Format] = []
-        for part in re.split(r"(\{sep\}|\{name\})", template):
+        for part in re.split(r"(\{sep\}|\{name\}|\{index\})", template):
             if part == "{sep}":
                 out.append(self.element(sep))
+                continue
+            if part == "{index}":
+                out.append(RegexFormat(pattern=CALL_INDEX))
                 continue
             if part == "{name}":
                 part = name or ""

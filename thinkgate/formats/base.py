@@ -17,6 +17,7 @@ answer unless the model opens the reasoning marker itself."""
 
 NAME = "{name}"
 SEP = "{sep}"
+INDEX = "{index}"  # the call's number, digits the model writes (Kimi-K2: ``functions.NAME:0``)
 
 
 @dataclass(frozen=True)
@@ -34,13 +35,14 @@ class ReasoningFormat:
 
 @dataclass(frozen=True)
 class HeaderPiece:
-    """One piece of a call header: a literal text, a marker, the tool name, or optional whitespace.
+    """One piece of a call header: a literal text, a marker, the tool name, the call's index
+    (digits), or optional whitespace.
 
-    ``kind`` is ``"text"``, ``"marker"``, ``"name"`` or ``"space"``; ``text`` holds the literal or
-    marker (empty for the others).
+    ``kind`` is ``"text"``, ``"marker"``, ``"name"``, ``"index"`` or ``"space"``; ``text`` holds
+    the literal or marker (empty for the others).
     """
 
-    kind: Literal["text", "marker", "name", "space"]
+    kind: Literal["text", "marker", "name", "index", "space"]
     text: str = ""
 
 
@@ -69,6 +71,9 @@ class ToolCallFormat:
     # json_object layout: the call is one JSON object that names the tool and holds the arguments
     name_key: str = "name"
     arguments_key: str = "arguments"
+    # The call's id as the model's chat template writes it back into the conversation (a
+    # template over {name} and {index}); empty: ids are thinkgate's own ``call_…``.
+    call_id: str = ""
 
     @property
     def section_begin(self) -> str:
@@ -92,29 +97,37 @@ class ToolCallFormat:
         or a separator token has none of those)."""
         return tuple(m for m in (self.section_begin, self.section_end, self.call_begin, self.call_end, self.sep) if m)
 
-    def header_text(self, name: str) -> str:
-        """The exact header the model writes for tool ``name`` (what a grammar enforces)."""
-        return self.header.replace(SEP, self.sep).replace(NAME, name)
+    def header_text(self, name: str, index: int = 0) -> str:
+        """The exact header the model writes for tool ``name`` as call ``index``."""
+        return self.header.replace(SEP, self.sep).replace(NAME, name).replace(INDEX, str(index))
+
+    def header_pattern(self, name: str) -> str:
+        """A regular expression for the headers of tool ``name`` (any call index)."""
+        parts = re.split(r"(\{sep\}|\{name\}|\{index\})", self.header)
+        table = {SEP: re.escape(self.sep), NAME: re.escape(name), INDEX: "[0-9]+"}
+        return "".join(table.get(p, re.escape(p)) for p in parts)
 
     def call_object(self, name: str, arguments: str) -> str:
         """json_object layout: the object that names the tool and holds its arguments."""
         return "{" + json.dumps(self.name_key) + ": " + json.dumps(name) + ", " + json.dumps(self.arguments_key) + ": " + arguments + "}"
 
-    def call_text(self, name: str, arguments: str) -> str:
+    def call_text(self, name: str, arguments: str, index: int = 0) -> str:
         """The exact text of one call, markers included."""
         body = self.call_object(name, arguments) if self.layout == "json_object" else arguments
-        return self.call_begin + self.header_text(name if self.layout != "json_object" else "") + body + self.footer + self.call_end
+        header = self.header_text(name if self.layout != "json_object" else "", index)
+        return self.call_begin + header + body + self.footer + self.call_end
 
     def section_text(self, calls: list[tuple[str, str]]) -> str:
-        """The exact text of a tool section holding ``calls`` (``(name, arguments)`` pairs)."""
-        body = self.separator.join(self.call_text(n, a) for n, a in calls)
+        """The exact text of a tool section holding ``calls`` (``(name, arguments)`` pairs),
+        numbered from 0."""
+        body = self.separator.join(self.call_text(n, a, i) for i, (n, a) in enumerate(calls))
         return self.section_begin + body + self.section_end
 
     def header_pieces(self) -> tuple[HeaderPiece, ...]:
         """The header as pieces for a tolerant reader: every whitespace run becomes optional
         whitespace, so ``NAME\\n```json\\n`` also reads ``NAME ```json``.
         """
-        return _pieces(self.header.replace(SEP, "\0S\0").replace(NAME, "\0N\0"), self.sep)
+        return _pieces(self.header.replace(SEP, "\0S\0").replace(NAME, "\0N\0").replace(INDEX, "\0I\0"), self.sep)
 
     def footer_pieces(self) -> tuple[HeaderPiece, ...]:
         return _pieces(self.footer, self.sep)
@@ -122,13 +135,15 @@ class ToolCallFormat:
 
 def _pieces(template: str, sep: str) -> tuple[HeaderPiece, ...]:
     out: list[HeaderPiece] = []
-    for part in re.split(r"(\0S\0|\0N\0|\s+)", template):
+    for part in re.split(r"(\0S\0|\0N\0|\0I\0|\s+)", template):
         if not part:
             continue
         if part == "\0S\0":
             out.append(HeaderPiece("marker", sep))
         elif part == "\0N\0":
             out.append(HeaderPiece("name"))
+        elif part == "\0I\0":
+            out.append(HeaderPiece("index"))
         elif part.isspace():
             out.append(HeaderPiece("space"))
         else:

@@ -13,7 +13,7 @@ when the processor runs).
 
 Detectors. ``register()`` adds ``thinkgate_<format>`` to SGLang's ``FunctionCallParser``
 registry (also run from the ``sglang.srt.plugins`` entry point, so ``--tool-call-parser
-thinkgate_deepseek_r1`` works once thinkgate is installed).
+thinkgate_<format>`` works once thinkgate is installed, for any registered format).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Load with ``--tool-parser-plugin thinkgate.integrations.vllm_parsers`` (and the same for
 ``--reasoning-parser-plugin``; vLLM imports a module name as well as a file) and choose ``--tool-call-parser thinkgate_<format>`` / ``--reasoning-parser thinkgate_<format>``
-(``<format>`` one of ``deepseek_r1``, ``deepseek_v3``, ``deepseek_v3_1``). The tool parser also
+(``<format>`` any registered format: ``thinkgate formats`` lists them). The tool parser also
 makes the server enforce the request's tool_choice — ``required``, a named tool, ``auto`` and
 ``none`` — with thinkgate's grammar and thinking left free: its ``adjust_request`` hands the
 request's tools and tool_choice to :class:`~thinkgate.integrations.vllm.ThinkgateLogitsProcessor`

@@ -53,7 +53,9 @@ class StreamParser:
     * ``reasoning_only``: only split reasoning from the answer; the answer, tool markup and all,
       comes out verbatim as content (for engines whose tool parser reads the answer separately).
     * ``reasoning_field``: ``"reasoning_content"``, ``"reasoning"`` or ``"both"`` in the deltas.
-    * ``call_id``: makes a call's id from its index (default ``call_`` + 24 random hex digits).
+    * ``call_id``: makes a call's id from its index (default ``call_`` + 24 random hex digits);
+      a format whose calls carry their own id (Kimi-K2's ``functions.NAME:0``) keeps that one
+      unless it repeats an earlier id of the message.
     """
 
     def __init__(

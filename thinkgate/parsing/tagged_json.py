@@ -150,6 +150,7 @@ class TaggedJsonMachine:
         self._content_seen = False
         self._section_return = Stage.CONTENT
         self._next_index = 0
+        self._ids_used: set[str] = set()
         self._valid_calls = 0
         self._cut_off = False
         self._finished = False
@@ -360,6 +361,16 @@ class TaggedJsonMachine:
                 pos = _SPACE_RUN.match(buf, pos).end()  # type: ignore[union-attr]
                 if pos < n:
                     self._piece += 1
+            elif piece.kind == "index":
+                m = _DIGITS.match(buf, pos)
+                if m is not None:
+                    self._index.append(m.group())
+                    pos = m.end()
+                if pos < n:
+                    if not self._index:
+                        error = "the call header has no call index"
+                        break
+                    self._piece += 1
             elif piece.kind == "name":
                 m = self._name_run.match(buf, pos)
                 if m is not None:
@@ -422,7 +433,7 @@ class TaggedJsonMachine:
             return
         self._call_index = self._next_index
         self._next_index += 1
-        self._call_id_value = self._call_id(self._call_index)
+        self._call_id_value = self._new_call_id(name)
         self._out.append(ToolCallStart(self._call_index, self._call_id_value, name))
         # json_object: arguments written before the name (all of them, or those before marker
         # text met in a string, the rest waiting for that string to close)
@@ -430,6 +441,17 @@ class TaggedJsonMachine:
         held = "".join(self._args[:upto])
         if held:
             self._out.append(ToolCallArgumentsDelta(self._call_index, held))
+
+    def _new_call_id(self, name: str) -> str:
+        """The format's own id (Kimi-K2's ``functions.NAME:0``, which its template writes back,
+        so it must round-trip) when it has one and it is new in this message; else ``call_id``'s."""
+        template = self.fmt.tools.call_id
+        if template:
+            own = template.replace("{name}", name).replace("{index}", "".join(self._index) or str(self._call_index))
+            if own not in self._ids_used:
+                self._ids_used.add(own)
+                return own
+        return self._call_id(self._call_index)
 
     def _arguments(self, buf: str, pos: int, credits: Credits | None) -> int:
         n = len(buf)
@@ -547,6 +569,7 @@ class TaggedJsonMachine:
         self._matched = 0
         self._name: list[str] = []
         self._name_len = 0
+        self._index: list[str] = []
         self._call_name: str | None = None
         self._call_index: int | None = None
         self._call_id_value = ""
@@ -626,6 +649,9 @@ class TaggedJsonMachine:
                 "tool_name": name,
             }
             self.stage = Stage.STOPPED
+
+
+_DIGITS = re.compile("[0-9]+")
 
 
 def _name_run(pieces, markers) -> re.Pattern[str]:
