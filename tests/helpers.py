@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from thinkgate import parse
 from thinkgate.parsing import (
     ContentDelta,
     ReasoningDelta,
@@ -93,3 +94,17 @@ def group(deltas, size):
         part = deltas[i : i + size]
         out.append(("".join(t for t, _ in part), [x for _, ids in part for x in ids]))
     return out
+
+
+def every_split_agrees(text, **kw):
+    """Parse whole, char by char and in 3-char pieces: the same events and message each time."""
+    kw.setdefault("call_id", seq_ids)
+    whole = parse(text, **kw)
+    ref = None
+    for chunks in ([text], list(text), [text[i : i + 3] for i in range(0, len(text), 3)]):
+        events, parser = stream_events(chunks, **kw)
+        assert parser.message == whole
+        if ref is None:
+            ref = normalise(events)
+        assert normalise(events) == ref
+    return whole

@@ -23,7 +23,7 @@ from thinkgate import parse
 from thinkgate.constraint import BatchMasker, ReasonerGrammar, compile_tool_grammar
 from thinkgate.constraint.vocabulary import vocabulary_for
 
-FORMATS = ["deepseek_r1", "deepseek_v3_1", "qwen3", "kimi_k2"]
+FORMATS = ["deepseek_r1", "deepseek_v3_1", "qwen3", "kimi_k2", "mistral"]
 CHOICES = {
     "required": "required",
     "named": {"type": "function", "function": {"name": "book_flight"}},
@@ -70,7 +70,8 @@ def sample_batch(tokenizer, fmt, choice, thinking, n, seed, batch=25, via_logits
                 g = grammars[i]
                 tid = picked[i]
                 constrained_steps = sum(1 for _ in ids[i]) - (4 if THINKING[thinking] else 0)
-                if choice == "auto" and constrained_steps >= 3 and torch.isfinite(logits[i, section_begin]):
+                opened = section_begin in ids[i]  # forced once: later calls are the walk's own
+                if choice == "auto" and constrained_steps >= 3 and not opened and torch.isfinite(logits[i, section_begin]):
                     tid = section_begin
                 if choice == "none" and constrained_steps >= 12 and torch.isfinite(logits[i, eos]):
                     tid = eos
@@ -138,8 +139,14 @@ def check(tokenizer, fmt, choice, thinking, samples):
 
 
 @pytest.fixture(scope="module")
-def tokenizers(tokenizer, qwen_tokenizer, kimi_tokenizer):
-    return {"deepseek_r1": tokenizer, "deepseek_v3_1": tokenizer, "qwen3": qwen_tokenizer, "kimi_k2": kimi_tokenizer}
+def tokenizers(tokenizer, qwen_tokenizer, kimi_tokenizer, mistral_tokenizer):
+    return {
+        "deepseek_r1": tokenizer,
+        "deepseek_v3_1": tokenizer,
+        "qwen3": qwen_tokenizer,
+        "kimi_k2": kimi_tokenizer,
+        "mistral": mistral_tokenizer,
+    }
 
 
 @pytest.mark.parametrize("thinking", list(THINKING))

@@ -5,7 +5,7 @@ import logging
 
 import pytest
 
-from helpers import cuts, normalise, seq_ids, stream_deltas, stream_events
+from helpers import cuts, every_split_agrees, normalise, seq_ids, stream_deltas, stream_events
 from thinkgate import parse
 from thinkgate.formats import DEEPSEEK_R1, DEEPSEEK_V3, DEEPSEEK_V3_1
 from thinkgate.parsing import ToolCallInvalid, accumulate
@@ -21,20 +21,6 @@ TOOLS = [
     {"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}},
     {"type": "function", "function": {"name": "now", "parameters": {"type": "object"}}},
 ]
-
-
-def every_split_agrees(text, **kw):
-    """Parse whole, char by char and in 3-char pieces: the same events and message each time."""
-    kw.setdefault("call_id", seq_ids)
-    whole = parse(text, **kw)
-    ref = None
-    for chunks in ([text], list(text), [text[i : i + 3] for i in range(0, len(text), 3)]):
-        events, parser = stream_events(chunks, **kw)
-        assert parser.message == whole
-        if ref is None:
-            ref = normalise(events)
-        assert normalise(events) == ref
-    return whole
 
 
 def test_r1_forced_open_reasoning_then_two_calls():

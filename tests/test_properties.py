@@ -10,10 +10,10 @@ from hypothesis import strategies as st
 from helpers import cuts, normalise, seq_ids, stream_deltas, stream_events
 from outputs import cut_points, outputs
 from thinkgate import parse
-from thinkgate.formats import DEEPSEEK_R1, DEEPSEEK_V3, DEEPSEEK_V3_1, KIMI_K2, QWEN3
+from thinkgate.formats import DEEPSEEK_R1, DEEPSEEK_V3, DEEPSEEK_V3_1, KIMI_K2, MISTRAL, QWEN3
 from thinkgate.parsing import ToolCallEnd, accumulate
 
-FORMATS = [DEEPSEEK_R1, DEEPSEEK_V3, DEEPSEEK_V3_1, QWEN3, KIMI_K2]
+FORMATS = [DEEPSEEK_R1, DEEPSEEK_V3, DEEPSEEK_V3_1, QWEN3, KIMI_K2, MISTRAL]
 # THINKGATE_EXAMPLES=5000 for a deeper hunt than the default run.
 EXAMPLES = int(os.environ.get("THINKGATE_EXAMPLES", "150"))
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -90,7 +90,7 @@ def test_nothing_is_lost_and_broken_calls_spare_the_others(fmt, data):
     pieces=st.lists(
         st.one_of(
             st.text(max_size=6),
-            st.sampled_from(list(DEEPSEEK_R1.markers) + list(QWEN3.markers) + list(KIMI_K2.markers) + ["```json", "{", "}", '"', "\\", "function", "\n", '"name"', '"arguments"', ":"]),
+            st.sampled_from(list(DEEPSEEK_R1.markers) + list(QWEN3.markers) + list(KIMI_K2.markers) + list(MISTRAL.markers) + ["```json", "{", "}", '"', "\\", "function", "\n", '"name"', '"arguments"', ":"]),
         ),
         max_size=40,
     ),

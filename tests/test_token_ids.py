@@ -6,7 +6,7 @@ import pytest
 
 from helpers import detokenize_stream, group, normalise, seq_ids, stream_events
 from thinkgate import parse
-from thinkgate.formats import DEEPSEEK_R1, DEEPSEEK_V3_1, KIMI_K2, QWEN3
+from thinkgate.formats import DEEPSEEK_R1, DEEPSEEK_V3_1, KIMI_K2, MISTRAL, QWEN3
 from thinkgate.parsing import marker_token_ids
 
 ARGS = [
@@ -32,10 +32,10 @@ def _encode(tokenizer, text):
     return ids
 
 
-TOKENIZER_FIXTURE = {"qwen3": "qwen_tokenizer", "kimi_k2": "kimi_tokenizer"}
+TOKENIZER_FIXTURE = {"qwen3": "qwen_tokenizer", "kimi_k2": "kimi_tokenizer", "mistral": "mistral_tokenizer"}
 
 
-@pytest.mark.parametrize("fmt", [DEEPSEEK_R1, DEEPSEEK_V3_1, QWEN3, KIMI_K2], ids=lambda f: f.name)
+@pytest.mark.parametrize("fmt", [DEEPSEEK_R1, DEEPSEEK_V3_1, QWEN3, KIMI_K2, MISTRAL], ids=lambda f: f.name)
 def test_every_token_chunking_gives_the_text_result(request, fmt):
     tokenizer = request.getfixturevalue(TOKENIZER_FIXTURE.get(fmt.name, "tokenizer"))
     text = _output(fmt)

@@ -141,7 +141,7 @@ class GrammarCache:
             think_close=ids[fmt.reasoning.close],
             stop_ids=stop,
             call_begin=ids[fmt.tools.call_begin],
-            call_end=ids[fmt.tools.call_end],
+            call_end=ids.get(fmt.tools.call_end),  # None where a call ends with its JSON (Mistral)
         )
 
 

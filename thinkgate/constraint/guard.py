@@ -306,7 +306,7 @@ class ArgumentsGuard:
         self,
         cache: MaskCache,
         call_begin: int,
-        call_end: int,
+        call_end: Optional[int],
         headers: Mapping[str, Optional[Node]],
     ) -> None:
         self._cache = cache
@@ -340,6 +340,8 @@ class ArgumentsGuard:
         elif mode == AFTER:
             if token_id == self._call_end:
                 self.mode = OUTSIDE
+            elif token_id == self._call_begin:  # a layout whose calls have no end marker
+                self.mode, self._hbuf = HEADER, b""
         elif mode == HEADER:
             self._hbuf += self._token_bytes[token_id]
             m = self._header_re.match(self._hbuf) if self._header_re is not None else None

@@ -230,7 +230,8 @@ def build_spec(
     def call_rest() -> list[Format]:
         """A call after its begin marker."""
         bodies = [body(s) for s in chosen]
-        return [*prefix, bodies[0] if len(bodies) == 1 else OrFormat(elements=bodies), marks.element(t.call_end)]
+        end = [marks.element(t.call_end)] if t.call_end else []  # Mistral: a call ends with its JSON
+        return [*prefix, bodies[0] if len(bodies) == 1 else OrFormat(elements=bodies), *end]
 
     def more(first: Format) -> Format:
         """``first``, then (if parallel calls are allowed) further calls after the separator."""
@@ -261,7 +262,7 @@ def build_spec(
             tag = TokenDispatchFormat(rules=[(begin, rest)], loop=False, exclude_tokens=sorted(i for i in control_ids if i != begin))
         else:
             end = t.section_end or t.call_end
-            content = calls if t.section_begin else _seq(call_rest()[:-1])
+            content = calls if t.section_begin else _seq(call_rest()[:-1] if t.call_end else call_rest())
             tag = TriggeredTagsFormat(
                 triggers=[trigger],
                 tags=[TagFormat(begin=trigger, content=content, end=end)],

@@ -1,13 +1,14 @@
 """Declarative descriptions of model output formats: the single source of truth for markers."""
 
-from . import deepseek, kimi, qwen
+from . import deepseek, kimi, mistral, qwen
 from .base import ChatFormat, HeaderPiece, ReasoningFormat, Thinking, ToolCallFormat
 from .deepseek import DEEPSEEK_R1, DEEPSEEK_V3, DEEPSEEK_V3_1
 from .kimi import KIMI_K2
+from .mistral import MISTRAL
 from .qwen import QWEN3
 from .registry import aliases, get_format, names, register
 
-for _fmt in (*deepseek.FORMATS, *qwen.FORMATS, *kimi.FORMATS):
+for _fmt in (*deepseek.FORMATS, *qwen.FORMATS, *kimi.FORMATS, *mistral.FORMATS):
     register(_fmt)
 
 __all__ = [
@@ -16,6 +17,7 @@ __all__ = [
     "DEEPSEEK_V3",
     "DEEPSEEK_V3_1",
     "KIMI_K2",
+    "MISTRAL",
     "QWEN3",
     "HeaderPiece",
     "ReasoningFormat",

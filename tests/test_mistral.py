@@ -1,0 +1,60 @@
+"""Mistral: ``[TOOL_CALLS]NAME[ARGS]{…}`` per call, and no end marker — a call ends where its
+JSON object closes."""
+
+import pytest
+
+from helpers import every_split_agrees
+from thinkgate.constraint import ReasonerGrammar, compile_tool_grammar
+from thinkgate.formats import MISTRAL
+
+T = MISTRAL.tools
+WEATHER = '{"city": "Paris", "note": "[TOOL_CALLS] and } in a string"}'
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "parameters": {
+                "type": "object",
+                "properties": {"city": {"type": "string", "maxLength": 12}, "note": {"type": "string"}},
+                "required": ["city"],
+            },
+        },
+    },
+    {"type": "function", "function": {"name": "now", "parameters": {"type": "object", "properties": {}}}},
+]
+
+
+def test_calls_end_with_their_json_and_text_after_them_is_content():
+    text = "[THINK]plan[/THINK]Checking." + T.section_text([("get_weather", WEATHER), ("now", "{}")]) + " Done."
+    m = every_split_agrees(text, format="mistral", thinking="auto")
+    assert [(c.name, c.arguments) for c in m.tool_calls] == [("get_weather", WEATHER), ("now", "{}")]
+    assert (m.reasoning_content, m.content, m.finish_reason) == ("plan", "Checking. Done.", "tool_calls")
+
+
+def test_a_broken_call_spares_the_next_one():
+    text = T.call_text("get_weather", '{"city": Paris}') + T.call_text("now", "{}")
+    m = every_split_agrees(text, format="mistral", thinking=False)
+    assert [c.name for c in m.tool_calls] == ["now"]
+    assert "not valid JSON" in m.invalid_tool_calls[0].error
+
+
+def test_a_call_cut_off_is_not_complete():
+    m = every_split_agrees(T.call_text("get_weather", WEATHER)[:-3], format="mistral", thinking=False, finish_reason="length")
+    assert m.tool_calls == [] and m.finish_reason == "length"
+
+
+@pytest.mark.parametrize("choice", ["required", "auto"])
+def test_the_grammar_takes_back_to_back_calls_then_the_end(mistral_tokenizer, choice):
+    grammar = compile_tool_grammar(mistral_tokenizer, "mistral", TOOLS, choice)
+    # (marker text inside a string would be encoded as the marker token, which the grammar refuses)
+    args = '{"city": "Paris", "note": "a } b"}'
+    ids = mistral_tokenizer.encode(T.section_text([("get_weather", args), ("now", "{}")]), add_special_tokens=False)
+    g = ReasonerGrammar(grammar, thinking=False)
+    assert g.accept_tokens(ids)
+    assert g.accept_token(grammar.stop_ids[0]) and g.is_terminated()
+    # the [TOOL_CALLS] token cannot stand inside the arguments' string
+    g = ReasonerGrammar(grammar, thinking=False)
+    start = mistral_tokenizer.encode(T.call_begin + "get_weather" + T.sep + '{"city": "', add_special_tokens=False)
+    assert g.accept_tokens(start)
+    assert not g.accept_token(mistral_tokenizer.convert_tokens_to_ids(T.call_begin))
