@@ -74,3 +74,24 @@ def test_formats_and_inspect(tmp_path, capsys):
     bad.write_text(json.dumps([{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {"a": {"not": {}}}}}}]))
     assert main(["inspect", "--format", "deepseek_r1", "--tools", str(bad)]) == 1
     assert "keyword 'not'" in capsys.readouterr().err
+
+
+def test_detect_reads_a_template_file_a_tokenizer_config_or_a_model_directory(tmp_path, capsys):
+    from thinkgate.formats.templates import chat_template
+
+    jinja = tmp_path / "r1.jinja"
+    jinja.write_text(chat_template("deepseek_r1"))
+    assert main(["detect", str(jinja)]) == 0
+    out = capsys.readouterr().out
+    assert "format: deepseek_r1" in out and "output starts inside reasoning" in out
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "tokenizer_config.json").write_text(json.dumps({"chat_template": [{"name": "default", "template": chat_template("deepseek_v3_1")}]}))
+    assert main(["detect", str(model)]) == 0
+    assert "format: deepseek_v3_1" in capsys.readouterr().out
+    (tmp_path / "none.json").write_text("{}")
+    assert main(["detect", str(tmp_path / "none.json")]) == 1
+    assert "has no chat_template" in capsys.readouterr().err
+    (tmp_path / "plain.jinja").write_text("{% for m in messages %}{{ m.content }}{% endfor %}")
+    assert main(["detect", str(tmp_path / "plain.jinja")]) == 1
+    assert "renders no tool calls" in capsys.readouterr().err

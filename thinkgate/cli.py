@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Optional
 
@@ -155,6 +156,42 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     return 0
 
 
+def _template_source(path: str) -> object:
+    """A chat template from a Jinja file, a ``tokenizer_config.json`` (its ``chat_template``), or
+    a model directory holding either (no tokenizer is loaded, nothing is downloaded)."""
+    if os.path.isdir(path):
+        for name in ("chat_template.jinja", "tokenizer_config.json"):
+            if os.path.exists(os.path.join(path, name)):
+                return _template_source(os.path.join(path, name))
+        raise ValueError(f"{path} holds neither chat_template.jinja nor tokenizer_config.json")
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    if path.endswith(".json"):
+        config = json.loads(text)
+        template = config.get("chat_template")
+        if isinstance(template, list):  # named templates, as tokenizer_config.json stores them
+            template = {t["name"]: t["template"] for t in template}
+        if not template:
+            raise ValueError(f"{path} has no chat_template")
+        return template if isinstance(template, str) else argparse.Namespace(chat_template=template)
+    return text
+
+
+def cmd_detect(args: argparse.Namespace) -> int:
+    from .formats import detect
+
+    try:
+        fmt = detect(_template_source(args.template))
+    except (OSError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    r = fmt.reasoning
+    print(f"format: {fmt.name}")
+    print(f"reasoning: {r.open} ... {r.close}, output starts {'inside reasoning' if r.default_thinking is True else 'in the answer' + (' unless the model opens ' + r.open if r.default_thinking == 'auto' else '')}")
+    print(f"tool call: {fmt.tools.call_text('NAME', '{ARGUMENTS}')}")
+    return 0
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from .demo import run
 
@@ -179,6 +216,10 @@ def main(argv: Optional[list[str]] = None) -> int:
     insp.add_argument("--single-call", action="store_true", help="parallel_tool_calls=False")
     insp.add_argument("--tokenizer", default="deepseek", help="'deepseek' (the packaged one), a path, or '' for text markers")
     insp.set_defaults(func=cmd_inspect)
+
+    det = sub.add_parser("detect", help="infer the output format from a chat template")
+    det.add_argument("template", help="a Jinja file, a tokenizer_config.json, or a model directory")
+    det.set_defaults(func=cmd_detect)
 
     gen = sub.add_parser("generate", help="generate for JSONL requests in OpenAI chat shape")
     gen.add_argument("--model", required=True, help="a local Hugging Face model directory")

@@ -3,6 +3,7 @@
 from . import deepseek, kimi, mistral, qwen
 from .base import ChatFormat, HeaderPiece, ReasoningFormat, Thinking, ToolCallFormat
 from .deepseek import DEEPSEEK_R1, DEEPSEEK_V3, DEEPSEEK_V3_1
+from .detection import detect
 from .kimi import KIMI_K2
 from .mistral import MISTRAL
 from .qwen import QWEN3
@@ -24,6 +25,7 @@ __all__ = [
     "Thinking",
     "ToolCallFormat",
     "aliases",
+    "detect",
     "get_format",
     "names",
     "register",

