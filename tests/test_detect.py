@@ -390,9 +390,9 @@ def test_candidates_can_be_narrowed_or_extended():
 @pytest.fixture(scope="module")
 def fresh_tokenizer():
     # Not the session fixture: these tests set chat_template on it.
-    from conftest import load_deepseek_tokenizer
+    from thinkgate.demo import deepseek_tokenizer
 
-    return load_deepseek_tokenizer()
+    return deepseek_tokenizer()
 
 
 def test_a_real_tokenizer_with_and_without_a_template(fresh_tokenizer):
