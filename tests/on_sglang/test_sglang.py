@@ -15,7 +15,7 @@ from sglang.srt.sampling.custom_logit_processor import CustomLogitProcessor
 
 from schemas import GET_WEATHER, SET_ALARM
 from thinkgate.demo import build_tiny_model
-from thinkgate.formats import DEEPSEEK_R1, DEEPSEEK_V3_1
+from thinkgate.formats import DEEPSEEK_R1, DEEPSEEK_V3_1, KIMI_K2, MISTRAL, QWEN3
 from thinkgate.integrations.sglang import ThinkgateLogitProcessor, custom_params, register
 
 TOOLS = [GET_WEATHER, SET_ALARM]
@@ -97,7 +97,7 @@ def test_bad_options_are_refused_by_name(model_dir):
         custom_params("deepseek_r1", model_dir, [], "required")
 
 
-@pytest.mark.parametrize("fmt", [DEEPSEEK_R1, DEEPSEEK_V3_1])
+@pytest.mark.parametrize("fmt", [DEEPSEEK_R1, DEEPSEEK_V3_1, QWEN3, KIMI_K2, MISTRAL], ids=lambda f: f.name)
 def test_detectors_parse_through_function_call_parser(fmt):
     register()
     name = "thinkgate_" + fmt.name
@@ -106,7 +106,7 @@ def test_detectors_parse_through_function_call_parser(fmt):
     args = [json.dumps({"city": "Paris", "days": 2}), json.dumps({"time": "07:30", "label": "a<｜}```"})]
     text = "Sure. " + fmt.tools.section_text([("get_weather", args[0]), ("set_alarm", args[1])])
     parser = FunctionCallParser(tools, name)
-    assert parser.has_tool_call(text)
+    assert parser.has_tool_call(text) and not parser.has_tool_call("Sure, no tools needed.")
     normal, calls = parser.parse_non_stream(text)
     assert normal == "Sure."
     assert [(c.name, c.parameters, c.tool_index) for c in calls] == [("get_weather", args[0], 0), ("set_alarm", args[1], 1)]
@@ -124,4 +124,4 @@ def test_detectors_parse_through_function_call_parser(fmt):
     assert [names[i] for i in sorted(names)] == ["get_weather", "set_alarm"]
     assert [joined[i] for i in sorted(joined)] == args
     info = parser.detector.structure_info()("get_weather")
-    assert info.trigger == fmt.tools.section_begin and info.begin.endswith(fmt.tools.header_text("get_weather"))
+    assert info.trigger == (fmt.tools.section_begin or fmt.tools.call_begin) and info.begin.endswith(fmt.tools.header_text("get_weather"))

@@ -136,13 +136,14 @@ class ThinkgateDetector(BaseFormatDetector):
     def __init__(self) -> None:
         super().__init__()
         t = self.format.tools
-        self.bot_token = t.section_begin
-        self.eot_token = t.section_end
+        # Formats without section markers (Qwen3, Mistral) begin and end with each call's own.
+        self.bot_token = t.section_begin or t.call_begin
+        self.eot_token = t.section_end or t.call_end
         self._stream: Optional[StreamParser] = None
 
     def has_tool_call(self, text: str) -> bool:
         t = self.format.tools
-        return t.section_begin in text or t.call_begin in text
+        return any(m and m in text for m in (t.section_begin, t.call_begin))
 
     def _index(self, tools: Any) -> dict[str, int]:
         return {name: i for i, name in enumerate(t["function"]["name"] for t in (_tools(tools) or []))}
@@ -184,7 +185,7 @@ class ThinkgateDetector(BaseFormatDetector):
             return StructureInfo(
                 begin=t.section_begin + t.call_begin + t.header_text(name),
                 end=t.footer + t.call_end + t.section_end,
-                trigger=t.section_begin,
+                trigger=t.section_begin or t.call_begin,
             )
 
         return info

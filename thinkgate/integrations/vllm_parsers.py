@@ -136,7 +136,7 @@ class ThinkgateReasoningParser(ReasoningParser):
 
 
 class ThinkgateToolParser(ToolParser):
-    """Reads DeepSeek tool calls from the answer with thinkgate's streaming parser."""
+    """Reads one format's tool calls from the answer with thinkgate's streaming parser."""
 
     format: ChatFormat
     # Required and named tool_choice go through extract_tool_calls like "auto": the calls are in

@@ -1,0 +1,62 @@
+"""vLLM's tool and reasoning parser plugins for every registered format, driven the way vLLM's
+OpenAI server drives them (no engine needed): the reasoning parser splits the output, the tool
+parser reads the answer, whole and streamed."""
+
+import json
+from types import SimpleNamespace
+
+import pytest
+from vllm.reasoning.abs_reasoning_parsers import ReasoningParserManager
+from vllm.tool_parsers.abstract_tool_parser import ToolParserManager
+
+import thinkgate.integrations.vllm_parsers  # noqa: F401  (registers the plugins)
+from thinkgate.formats import get_format, names
+
+TOKENIZER_FIXTURE = {"qwen3": "qwen_tokenizer", "kimi_k2": "kimi_tokenizer", "mistral": "mistral_tokenizer"}
+ARGS = [json.dumps({"city": "Paris", "days": 2}), json.dumps({"time": "07:30", "label": "a } ``` b"})]
+
+
+@pytest.mark.parametrize("name", names())
+def test_plugins_split_reasoning_and_read_calls_whole_and_streamed(request, name):
+    fmt = get_format(name)
+    tokenizer = request.getfixturevalue(TOKENIZER_FIXTURE.get(name, "tokenizer"))
+    reasoning_parser = ReasoningParserManager.get_reasoning_parser("thinkgate_" + name)(tokenizer)
+    tool_parser = ToolParserManager.get_tool_parser("thinkgate_" + name)(tokenizer)
+    req = SimpleNamespace(tools=None, tool_choice="auto", chat_template_kwargs={})
+    opened = "" if fmt.reasoning.default_thinking is True else fmt.reasoning.open
+    text = opened + "Plan the calls." + fmt.reasoning.close + "Sure. " + fmt.tools.section_text([("get_weather", ARGS[0]), ("set_alarm", ARGS[1])])
+
+    reasoning, content = reasoning_parser.extract_reasoning(text, req)
+    assert reasoning == "Plan the calls."
+    info = tool_parser.extract_tool_calls(content, req)
+    assert info.tools_called and info.content == "Sure."
+    assert [(c.function.name, c.function.arguments) for c in info.tool_calls] == [("get_weather", ARGS[0]), ("set_alarm", ARGS[1])]
+
+    # streamed token by token, as the server does: reasoning first, then the answer to the tool parser
+    ids = tokenizer.encode(text, add_special_tokens=False)
+    streamed_reasoning, answer, names_seen, args = [], [], {}, {}
+    stream_reasoning = ReasoningParserManager.get_reasoning_parser("thinkgate_" + name)(tokenizer)
+    stream_tools = ToolParserManager.get_tool_parser("thinkgate_" + name)(tokenizer)
+    previous = ""
+    for k in range(len(ids)):
+        current = tokenizer.decode(ids[: k + 1], skip_special_tokens=False)
+        delta = current[len(previous) :]
+        previous = current
+        msg = stream_reasoning.extract_reasoning_streaming("", current, delta, ids[:k], ids[: k + 1], ids[k : k + 1])
+        if msg is None:
+            continue
+        if msg.reasoning:
+            streamed_reasoning.append(msg.reasoning)
+        if msg.content:
+            out = stream_tools.extract_tool_calls_streaming("", "", msg.content, [], [], [], req)
+            if out is None:
+                continue
+            answer.append(out.content or "")
+            for c in out.tool_calls or []:
+                if c.function and c.function.name:
+                    names_seen[c.index] = c.function.name
+                args[c.index] = args.get(c.index, "") + ((c.function.arguments or "") if c.function else "")
+    assert "".join(streamed_reasoning) == "Plan the calls."
+    assert "".join(answer).strip() == "Sure."
+    assert [names_seen[i] for i in sorted(names_seen)] == ["get_weather", "set_alarm"]
+    assert [args[i] for i in sorted(args)] == ARGS
