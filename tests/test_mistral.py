@@ -58,3 +58,30 @@ def test_the_grammar_takes_back_to_back_calls_then_the_end(mistral_tokenizer, ch
     start = mistral_tokenizer.encode(T.call_begin + "get_weather" + T.sep + '{"city": "', add_special_tokens=False)
     assert g.accept_tokens(start)
     assert not g.accept_token(mistral_tokenizer.convert_tokens_to_ids(T.call_begin))
+
+
+def test_a_call_id_the_model_writes_becomes_the_call_id():
+    text = "[TOOL_CALLS]get_weather[CALL_ID]a1B2c3D4e[ARGS]" + WEATHER + T.call_text("now", "{}")
+    m = every_split_agrees(text, format="mistral", thinking=False)
+    assert [(c.id, c.name, c.arguments) for c in m.tool_calls] == [("a1B2c3D4e", "get_weather", WEATHER), ("call_1", "now", "{}")]
+    # an id marker with no id, or a misspelt one, makes the call invalid and keeps it as text
+    for bad in ("[TOOL_CALLS]get_weather[CALL_ID][ARGS]{}", "[TOOL_CALLS]get_weather[CALL_IX]a[ARGS]{}"):
+        m = every_split_agrees("Hi" + bad + T.call_text("now", "{}"), format="mistral", thinking=False)
+        assert [c.name for c in m.tool_calls] == ["now"] and m.content == "Hi" + bad
+
+
+def test_call_id_read_from_token_ids(mistral_tokenizer):
+    from helpers import detokenize_stream, stream_events
+
+    text = "[TOOL_CALLS]now[CALL_ID]abc123XYZ[ARGS]{}"
+    ids = mistral_tokenizer.encode(text, add_special_tokens=False)
+    assert mistral_tokenizer.convert_tokens_to_ids("[CALL_ID]") in ids
+    _, parser = stream_events(detokenize_stream(mistral_tokenizer, ids), format="mistral", thinking=False, tokenizer=mistral_tokenizer)
+    assert [(c.id, c.name) for c in parser.message.tool_calls] == [("abc123XYZ", "now")]
+
+
+def test_the_grammar_never_has_the_model_write_a_call_id(mistral_tokenizer):
+    grammar = compile_tool_grammar(mistral_tokenizer, "mistral", TOOLS, "required")
+    g = ReasonerGrammar(grammar, thinking=False)
+    assert g.accept_tokens(mistral_tokenizer.encode(T.call_begin + "now", add_special_tokens=False))
+    assert not g.accept_token(mistral_tokenizer.convert_tokens_to_ids("[CALL_ID]"))

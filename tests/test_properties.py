@@ -29,7 +29,8 @@ def kept_characters(fmt, message, events):
             # A format whose id is its header (Kimi-K2) keeps the call's index there.
             index = int(ev.id.rsplit(":", 1)[1]) if t.call_id else 0
             parts.append(t.call_text(ev.name, ev.arguments, index))
-    return _visible("".join(parts), fmt)
+    # Part by part: joined, reasoning "</think" and content ">" would spell a marker again.
+    return sum((_visible(p, fmt) for p in parts), Counter())
 
 
 def _visible(text, fmt):

@@ -143,6 +143,7 @@ class _Markers:
     def text(self, template: str, name: Optional[str], sep: str) -> list[Format]:
         """A header or footer template as elements, adjacent text merged."""
         out: list[Format] = []
+        template = template.replace("{call_id}", "")  # an id the model may write; a grammar never has it written
         for part in re.split(r"(\{sep\}|\{name\}|\{index\})", template):
             if part == "{sep}":
                 out.append(self.element(sep))

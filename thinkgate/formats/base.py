@@ -18,6 +18,9 @@ answer unless the model opens the reasoning marker itself."""
 NAME = "{name}"
 SEP = "{sep}"
 INDEX = "{index}"  # the call's number, digits the model writes (Kimi-K2: ``functions.NAME:0``)
+# An id the model may write after ``id_marker`` (Mistral: ``NAME[CALL_ID]a1b2c3d4e[ARGS]``); the
+# parser reads it as the call's id, and a grammar never has the model write one.
+CALL_ID = "{call_id}"
 
 
 @dataclass(frozen=True)
@@ -38,11 +41,12 @@ class HeaderPiece:
     """One piece of a call header: a literal text, a marker, the tool name, the call's index
     (digits), or optional whitespace.
 
-    ``kind`` is ``"text"``, ``"marker"``, ``"name"``, ``"index"`` or ``"space"``; ``text`` holds
-    the literal or marker (empty for the others).
+    ``kind`` is ``"text"``, ``"marker"``, ``"name"``, ``"index"``, ``"id"`` (optional: a marker,
+    then the call's id) or ``"space"``; ``text`` holds the literal or marker (empty for the
+    others).
     """
 
-    kind: Literal["text", "marker", "name", "index", "space"]
+    kind: Literal["text", "marker", "name", "index", "id", "space"]
     text: str = ""
 
 
@@ -74,6 +78,8 @@ class ToolCallFormat:
     # The call's id as the model's chat template writes it back into the conversation (a
     # template over {name} and {index}); empty: ids are thinkgate's own ``call_…``.
     call_id: str = ""
+    # The marker before an optional call id written in the header (see CALL_ID).
+    id_marker: str = ""
 
     @property
     def section_begin(self) -> str:
@@ -95,15 +101,15 @@ class ToolCallFormat:
     def markers(self) -> tuple[str, ...]:
         """Every marker of the tool markup, in a fixed order (a layout without section markers
         or a separator token has none of those)."""
-        return tuple(m for m in (self.section_begin, self.section_end, self.call_begin, self.call_end, self.sep) if m)
+        return tuple(m for m in (self.section_begin, self.section_end, self.call_begin, self.call_end, self.sep, self.id_marker) if m)
 
     def header_text(self, name: str, index: int = 0) -> str:
         """The exact header the model writes for tool ``name`` as call ``index``."""
-        return self.header.replace(SEP, self.sep).replace(NAME, name).replace(INDEX, str(index))
+        return self.header.replace(CALL_ID, "").replace(SEP, self.sep).replace(NAME, name).replace(INDEX, str(index))
 
     def header_pattern(self, name: str) -> str:
         """A regular expression for the headers of tool ``name`` (any call index)."""
-        parts = re.split(r"(\{sep\}|\{name\}|\{index\})", self.header)
+        parts = re.split(r"(\{sep\}|\{name\}|\{index\})", self.header.replace(CALL_ID, ""))
         table = {SEP: re.escape(self.sep), NAME: re.escape(name), INDEX: "[0-9]+"}
         return "".join(table.get(p, re.escape(p)) for p in parts)
 
@@ -127,15 +133,16 @@ class ToolCallFormat:
         """The header as pieces for a tolerant reader: every whitespace run becomes optional
         whitespace, so ``NAME\\n```json\\n`` also reads ``NAME ```json``.
         """
-        return _pieces(self.header.replace(SEP, "\0S\0").replace(NAME, "\0N\0").replace(INDEX, "\0I\0"), self.sep)
+        template = self.header.replace(SEP, "\0S\0").replace(NAME, "\0N\0").replace(INDEX, "\0I\0").replace(CALL_ID, "\0C\0")
+        return _pieces(template, self.sep, self.id_marker)
 
     def footer_pieces(self) -> tuple[HeaderPiece, ...]:
-        return _pieces(self.footer, self.sep)
+        return _pieces(self.footer, self.sep, self.id_marker)
 
 
-def _pieces(template: str, sep: str) -> tuple[HeaderPiece, ...]:
+def _pieces(template: str, sep: str, id_marker: str) -> tuple[HeaderPiece, ...]:
     out: list[HeaderPiece] = []
-    for part in re.split(r"(\0S\0|\0N\0|\0I\0|\s+)", template):
+    for part in re.split(r"(\0S\0|\0N\0|\0I\0|\0C\0|\s+)", template):
         if not part:
             continue
         if part == "\0S\0":
@@ -144,6 +151,8 @@ def _pieces(template: str, sep: str) -> tuple[HeaderPiece, ...]:
             out.append(HeaderPiece("name"))
         elif part == "\0I\0":
             out.append(HeaderPiece("index"))
+        elif part == "\0C\0":
+            out.append(HeaderPiece("id", id_marker))
         elif part.isspace():
             out.append(HeaderPiece("space"))
         else:

@@ -371,6 +371,41 @@ class TaggedJsonMachine:
                         error = "the call header has no call index"
                         break
                     self._piece += 1
+            elif piece.kind == "id":
+                if self._id_reading:
+                    m = _ID_RUN.match(buf, pos)
+                    if m is not None:
+                        self._header_id.append(m.group())
+                        pos = m.end()
+                    if pos < n:
+                        if not self._header_id:
+                            error = f"no call id after {piece.text!r}"
+                            break
+                        self._piece += 1
+                elif credits is not None:
+                    # With token ids the id marker is a whole special token here, or absent.
+                    if buf.startswith(piece.text, pos) and credits.available(piece.text, pos):
+                        credits.take(piece.text)
+                        pos += len(piece.text)
+                        self._id_reading = True
+                    else:
+                        self._piece += 1
+                else:
+                    want = piece.text[self._matched :]
+                    got = buf[pos : pos + len(want)]
+                    if want.startswith(got):
+                        pos += len(got)
+                        self._matched += len(got)
+                        if self._matched == len(piece.text):
+                            self._matched = 0
+                            self._id_reading = True
+                    else:
+                        # No id: what looked like its marker must begin the next piece.
+                        self._piece += 1
+                        seen = piece.text[: self._matched]
+                        if seen and not pieces[self._piece].text.startswith(seen):
+                            error = f"expected {pieces[self._piece].text!r} in the call header"
+                            break
             elif piece.kind == "name":
                 m = self._name_run.match(buf, pos)
                 if m is not None:
@@ -443,11 +478,14 @@ class TaggedJsonMachine:
             self._out.append(ToolCallArgumentsDelta(self._call_index, held))
 
     def _new_call_id(self, name: str) -> str:
-        """The format's own id (Kimi-K2's ``functions.NAME:0``, which its template writes back,
-        so it must round-trip) when it has one and it is new in this message; else ``call_id``'s."""
+        """The id the model wrote (Mistral's ``[CALL_ID]…``) or the format's own (Kimi-K2's
+        ``functions.NAME:0``, which its template writes back, so it must round-trip), when it is
+        new in this message; else ``call_id``'s."""
         template = self.fmt.tools.call_id
-        if template:
+        own = "".join(self._header_id)
+        if template and not own:
             own = template.replace("{name}", name).replace("{index}", "".join(self._index) or str(self._call_index))
+        if own:
             if own not in self._ids_used:
                 self._ids_used.add(own)
                 return own
@@ -570,6 +608,8 @@ class TaggedJsonMachine:
         self._name: list[str] = []
         self._name_len = 0
         self._index: list[str] = []
+        self._header_id: list[str] = []
+        self._id_reading = False
         self._call_name: str | None = None
         self._call_index: int | None = None
         self._call_id_value = ""
@@ -652,6 +692,7 @@ class TaggedJsonMachine:
 
 
 _DIGITS = re.compile("[0-9]+")
+_ID_RUN = re.compile("[A-Za-z0-9_-]+")
 
 
 def _name_run(pieces, markers) -> re.Pattern[str]:
