@@ -80,3 +80,13 @@ def mistral_tokenizer():
     from thinkgate.formats import MISTRAL
 
     return tokenizer_with_markers(MISTRAL)
+
+
+# Which tokenizer fixture reads which format's output (DeepSeek's for the DeepSeek formats).
+_TOKENIZER_FIXTURES = {"qwen3": "qwen_tokenizer", "kimi_k2": "kimi_tokenizer", "mistral": "mistral_tokenizer"}
+
+
+@pytest.fixture
+def tokenizer_for(request):
+    """``tokenizer_for(format_name)``: the test tokenizer for that format (built once a session)."""
+    return lambda name: request.getfixturevalue(_TOKENIZER_FIXTURES.get(name, "tokenizer"))

@@ -138,22 +138,11 @@ def check(tokenizer, fmt, choice, thinking, samples):
     return verdicts
 
 
-@pytest.fixture(scope="module")
-def tokenizers(tokenizer, qwen_tokenizer, kimi_tokenizer, mistral_tokenizer):
-    return {
-        "deepseek_r1": tokenizer,
-        "deepseek_v3_1": tokenizer,
-        "qwen3": qwen_tokenizer,
-        "kimi_k2": kimi_tokenizer,
-        "mistral": mistral_tokenizer,
-    }
-
-
 @pytest.mark.parametrize("thinking", list(THINKING))
 @pytest.mark.parametrize("choice", list(CHOICES))
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_sampled_outputs_are_valid_calls(tokenizers, fmt, choice, thinking):
-    tokenizer = tokenizers[fmt]
+def test_sampled_outputs_are_valid_calls(tokenizer_for, fmt, choice, thinking):
+    tokenizer = tokenizer_for(fmt)
     samples = sample_batch(tokenizer, fmt, choice, thinking, n=25, seed=zlib.crc32(f"{fmt}-{choice}-{thinking}".encode()))
     verdicts = check(tokenizer, fmt, choice, thinking, samples)
     assert set(verdicts) <= {"valid", "unterminated"}, verdicts
@@ -163,8 +152,8 @@ def test_sampled_outputs_are_valid_calls(tokenizers, fmt, choice, thinking):
 @pytest.mark.slow
 @pytest.mark.parametrize("choice", list(CHOICES))
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_two_thousand_samples(tokenizers, fmt, choice):
-    tokenizer = tokenizers[fmt]
+def test_two_thousand_samples(tokenizer_for, fmt, choice):
+    tokenizer = tokenizer_for(fmt)
     n = int(os.environ.get("THINKGATE_SAMPLES", "2000"))
     verdicts = Counter()
     for thinking in THINKING:

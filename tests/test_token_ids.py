@@ -32,12 +32,9 @@ def _encode(tokenizer, text):
     return ids
 
 
-TOKENIZER_FIXTURE = {"qwen3": "qwen_tokenizer", "kimi_k2": "kimi_tokenizer", "mistral": "mistral_tokenizer"}
-
-
 @pytest.mark.parametrize("fmt", [DEEPSEEK_R1, DEEPSEEK_V3_1, QWEN3, KIMI_K2, MISTRAL], ids=lambda f: f.name)
-def test_every_token_chunking_gives_the_text_result(request, fmt):
-    tokenizer = request.getfixturevalue(TOKENIZER_FIXTURE.get(fmt.name, "tokenizer"))
+def test_every_token_chunking_gives_the_text_result(tokenizer_for, fmt):
+    tokenizer = tokenizer_for(fmt.name)
     text = _output(fmt)
     ids = _encode(tokenizer, text)
     per_token = detokenize_stream(tokenizer, ids)

@@ -12,14 +12,13 @@ from vllm.tool_parsers.abstract_tool_parser import ToolParserManager
 import thinkgate.integrations.vllm_parsers  # noqa: F401  (registers the plugins)
 from thinkgate.formats import get_format, names
 
-TOKENIZER_FIXTURE = {"qwen3": "qwen_tokenizer", "kimi_k2": "kimi_tokenizer", "mistral": "mistral_tokenizer"}
 ARGS = [json.dumps({"city": "Paris", "days": 2}), json.dumps({"time": "07:30", "label": "a } ``` b"})]
 
 
 @pytest.mark.parametrize("name", names())
-def test_plugins_split_reasoning_and_read_calls_whole_and_streamed(request, name):
+def test_plugins_split_reasoning_and_read_calls_whole_and_streamed(tokenizer_for, name):
     fmt = get_format(name)
-    tokenizer = request.getfixturevalue(TOKENIZER_FIXTURE.get(name, "tokenizer"))
+    tokenizer = tokenizer_for(name)
     reasoning_parser = ReasoningParserManager.get_reasoning_parser("thinkgate_" + name)(tokenizer)
     tool_parser = ToolParserManager.get_tool_parser("thinkgate_" + name)(tokenizer)
     req = SimpleNamespace(tools=None, tool_choice="auto", chat_template_kwargs={})
