@@ -1,22 +1,25 @@
 """Declarative descriptions of model output formats: the single source of truth for markers."""
 
-from . import deepseek, kimi, mistral, qwen
-from .base import ChatFormat, HeaderPiece, ReasoningFormat, Thinking, ToolCallFormat
+from . import deepseek, harmony, kimi, mistral, qwen
+from .base import ChannelMessages, ChatFormat, HeaderPiece, ReasoningFormat, Thinking, ToolCallFormat
 from .deepseek import DEEPSEEK_R1, DEEPSEEK_V3, DEEPSEEK_V3_1
 from .detection import detect
+from .harmony import GPT_OSS
 from .kimi import KIMI_K2
 from .mistral import MISTRAL
 from .qwen import QWEN3
 from .registry import aliases, get_format, names, register
 
-for _fmt in (*deepseek.FORMATS, *qwen.FORMATS, *kimi.FORMATS, *mistral.FORMATS):
+for _fmt in (*deepseek.FORMATS, *qwen.FORMATS, *kimi.FORMATS, *mistral.FORMATS, *harmony.FORMATS):
     register(_fmt)
 
 __all__ = [
+    "ChannelMessages",
     "ChatFormat",
     "DEEPSEEK_R1",
     "DEEPSEEK_V3",
     "DEEPSEEK_V3_1",
+    "GPT_OSS",
     "KIMI_K2",
     "MISTRAL",
     "QWEN3",

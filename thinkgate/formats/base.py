@@ -51,6 +51,42 @@ class HeaderPiece:
 
 
 @dataclass(frozen=True)
+class ChannelMessages:
+    """Output as a stream of messages, each on a named channel (gpt-oss harmony).
+
+    A message is ``start + role + HEADER + message + BODY`` ended by ``end`` (the turn goes on),
+    the format's end of sequence (the answer is complete) or the tool layout's ``call_end``.
+    The header holds ``channel`` followed by the channel's name, optionally a recipient
+    (``to=functions.NAME``, before or after the channel) and a content type (``constrain``
+    then ``json``, or a bare ``json``). The output starts after the prompt's ``start + role``,
+    so its first message has neither. Example::
+
+        <|channel|>analysis<|message|>Think.<|end|><|start|>assistant<|channel|>final<|message|>Hi.<|return|>
+    """
+
+    start: str
+    role: str
+    channel: str
+    message: str
+    end: str
+    constrain: str
+    reasoning_channel: str
+    answer_channel: str
+    tool_channel: str
+    recipient: str  # the word that names a recipient: ``to=``
+    function_prefix: str  # a recipient that is a function: ``functions.``
+    content_type: str  # what a call's arguments are: ``json``
+
+    @property
+    def markers(self) -> tuple[str, ...]:
+        return (self.start, self.channel, self.message, self.end, self.constrain)
+
+    def header(self, channel: str) -> str:
+        """The header of a message on ``channel`` without a recipient, up to its body."""
+        return self.channel + channel + self.message
+
+
+@dataclass(frozen=True)
 class ToolCallFormat:
     """Tool calls as a section of marker-delimited calls, each a header naming the tool and the
     JSON arguments, then a footer.
@@ -65,7 +101,7 @@ class ToolCallFormat:
     accepts ``<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{"a": 1}<｜tool▁call▁end｜><｜tool▁calls▁end｜>``.
     """
 
-    layout: Literal["tagged_json", "json_object"]
+    layout: Literal["tagged_json", "json_object", "harmony"]
     section: tuple[str, str]
     call: tuple[str, str]
     sep: str
@@ -80,6 +116,8 @@ class ToolCallFormat:
     call_id: str = ""
     # The marker before an optional call id written in the header (see CALL_ID).
     id_marker: str = ""
+    # harmony layout: the messages and channels the output is written in.
+    messages: Optional[ChannelMessages] = None
 
     @property
     def section_begin(self) -> str:
@@ -101,7 +139,9 @@ class ToolCallFormat:
     def markers(self) -> tuple[str, ...]:
         """Every marker of the tool markup, in a fixed order (a layout without section markers
         or a separator token has none of those)."""
-        return tuple(m for m in (self.section_begin, self.section_end, self.call_begin, self.call_end, self.sep, self.id_marker) if m)
+        own = (self.section_begin, self.section_end, self.call_begin, self.call_end, self.sep, self.id_marker)
+        more = self.messages.markers if self.messages is not None else ()
+        return tuple(dict.fromkeys(m for m in (*own, *more) if m))
 
     def header_text(self, name: str, index: int = 0) -> str:
         """The exact header the model writes for tool ``name`` as call ``index``."""
@@ -193,7 +233,7 @@ class ChatFormat:
     @property
     def markers(self) -> tuple[str, ...]:
         """Every marker of the output: reasoning, tool markup, end of sequence."""
-        return (self.reasoning.open, self.reasoning.close, *self.tools.markers, self.eos)
+        return tuple(dict.fromkeys((self.reasoning.open, self.reasoning.close, *self.tools.markers, self.eos)))
 
     @property
     def conversation_markers(self) -> tuple[str, ...]:
