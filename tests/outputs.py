@@ -87,9 +87,63 @@ def arguments(draw, fmt: ChatFormat) -> str:
 names = st.from_regex(r"[a-zA-Z_][a-zA-Z0-9_\-]{0,20}", fullmatch=True)
 
 
+def _broken(draw, args: str) -> str:
+    how = draw(st.sampled_from(["truncate", "garbage", "single_quotes"]))
+    if how == "truncate":
+        return args[: draw(st.integers(1, max(1, len(args) - 1)))]
+    if how == "garbage":
+        at = draw(st.integers(1, max(1, len(args) - 1)))
+        return args[:at] + "@" + args[at:]
+    return args.replace('"', "'") if '"' in args else "{'x': 1}"
+
+
+@st.composite
+def harmony_outputs(draw, fmt: ChatFormat, thinking: bool, allow_broken: bool = False) -> Output:
+    """Harmony: one or more analysis messages (thinking), an answer on the final channel or as
+    a commentary preamble, then calls, each a commentary message to=functions.NAME."""
+    msgs = fmt.tools.messages
+    forbidden = tuple(fmt.markers)
+    start = msgs.start + msgs.role
+    reasoning = None
+    text = ""
+    if thinking:
+        parts = draw(st.lists(free_text(fmt, forbidden), min_size=1, max_size=3))
+        # The output starts inside the first analysis message (the prompt opened it).
+        text = parts[0] + msgs.end
+        for more in parts[1:]:
+            text += start + msgs.header(msgs.reasoning_channel) + more + msgs.end
+        # The parser joins analysis messages with a newline.
+        reasoning = "\n".join(p for p in parts if p)
+    content = draw(free_text(fmt, forbidden))
+    calls = draw(st.lists(st.tuples(names, arguments(fmt)), max_size=4))
+    channel = draw(st.sampled_from([msgs.answer_channel, msgs.tool_channel]))
+    if content.strip() or not thinking:
+        # Without thinking the output starts inside the answer (the prompt opened it).
+        head = start + msgs.header(channel) if thinking else ""
+        text += head + content + (msgs.end if calls else fmt.eos)
+    broken: list[int] = []
+    for i, (name, args) in enumerate(calls):
+        if allow_broken and draw(st.booleans()) and draw(st.booleans()):
+            args = _broken(draw, args)
+            if not _valid_object(args):
+                broken.append(i)
+            calls[i] = (name, args)
+        text += fmt.tools.call_text(name, args)
+    stripped = content.strip()
+    return Output(
+        text=text,
+        reasoning=reasoning or None,
+        content=stripped or None,
+        calls=[c for i, c in enumerate(calls) if i not in broken],
+        broken=broken,
+    )
+
+
 @st.composite
 def outputs(draw, fmt: ChatFormat, thinking: bool, allow_broken: bool = False) -> Output:
     t = fmt.tools
+    if t.layout == "harmony":
+        return draw(harmony_outputs(fmt, thinking, allow_broken))
     reasoning = None
     text = ""
     if thinking:
@@ -108,14 +162,7 @@ def outputs(draw, fmt: ChatFormat, thinking: bool, allow_broken: bool = False) -
         first_index = draw(st.integers(0, 100))  # Kimi-K2 numbers calls across the conversation
         for i, (name, args) in enumerate(calls):
             if allow_broken and draw(st.booleans()) and draw(st.booleans()):
-                how = draw(st.sampled_from(["truncate", "garbage", "single_quotes"]))
-                if how == "truncate":
-                    args = args[: draw(st.integers(1, max(1, len(args) - 1)))]
-                elif how == "garbage":
-                    at = draw(st.integers(1, max(1, len(args) - 1)))
-                    args = args[:at] + "@" + args[at:]
-                else:
-                    args = args.replace('"', "'") if '"' in args else "{'x': 1}"
+                args = _broken(draw, args)
                 if not _valid_object(args):
                     broken.append(i)
                 calls[i] = (name, args)

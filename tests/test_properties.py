@@ -10,10 +10,10 @@ from hypothesis import strategies as st
 from helpers import cuts, normalise, seq_ids, stream_deltas, stream_events
 from outputs import cut_points, outputs
 from thinkgate import parse
-from thinkgate.formats import DEEPSEEK_R1, DEEPSEEK_V3, DEEPSEEK_V3_1, KIMI_K2, MISTRAL, QWEN3
+from thinkgate.formats import DEEPSEEK_R1, DEEPSEEK_V3, DEEPSEEK_V3_1, GPT_OSS, KIMI_K2, MISTRAL, QWEN3
 from thinkgate.parsing import ToolCallEnd, accumulate
 
-FORMATS = [DEEPSEEK_R1, DEEPSEEK_V3, DEEPSEEK_V3_1, QWEN3, KIMI_K2, MISTRAL]
+FORMATS = [DEEPSEEK_R1, DEEPSEEK_V3, DEEPSEEK_V3_1, QWEN3, KIMI_K2, MISTRAL, GPT_OSS]
 # THINKGATE_EXAMPLES=5000 for a deeper hunt than the default run.
 EXAMPLES = int(os.environ.get("THINKGATE_EXAMPLES", "150"))
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -33,8 +33,18 @@ def kept_characters(fmt, message, events):
     return sum((_visible(p, fmt) for p in parts), Counter())
 
 
+def _structure(fmt):
+    """The markup that carries no characters of its own: the markers, and for a format of
+    channel messages (harmony) the role and the headers of the channels."""
+    msgs = fmt.tools.messages
+    if msgs is None:
+        return fmt.markers
+    channels = (msgs.reasoning_channel, msgs.answer_channel, msgs.tool_channel)
+    return (*fmt.markers, msgs.start + msgs.role, *(msgs.header(c) for c in channels))
+
+
 def _visible(text, fmt):
-    for m in sorted(fmt.markers, key=len, reverse=True):
+    for m in sorted(_structure(fmt), key=len, reverse=True):
         text = text.replace(m, "")
     return Counter(c for c in text if not c.isspace())
 
@@ -91,7 +101,7 @@ def test_nothing_is_lost_and_broken_calls_spare_the_others(fmt, data):
     pieces=st.lists(
         st.one_of(
             st.text(max_size=6),
-            st.sampled_from(list(DEEPSEEK_R1.markers) + list(QWEN3.markers) + list(KIMI_K2.markers) + list(MISTRAL.markers) + ["```json", "{", "}", '"', "\\", "function", "\n", '"name"', '"arguments"', ":"]),
+            st.sampled_from(list(DEEPSEEK_R1.markers) + list(QWEN3.markers) + list(KIMI_K2.markers) + list(MISTRAL.markers) + list(GPT_OSS.markers) + ["```json", "{", "}", '"', "\\", "function", "\n", '"name"', '"arguments"', ":"]),
         ),
         max_size=40,
     ),

@@ -121,6 +121,7 @@ class HarmonyMachine:
         self._refeed: str | None = None
         self._out: list[Event] = []
         self._reasoning_open = False
+        self._reasoning_gap = False
         self._space = ""
         self._content_seen = False
         self._next_index = 0
@@ -218,12 +219,16 @@ class HarmonyMachine:
 
     def _reason(self, text: str) -> None:
         if text:
+            if self._reasoning_gap:
+                self._reasoning_gap = False
+                text = "\n" + text
             if not self._reasoning_open:
                 self._reasoning_open = True
                 self._out.append(ReasoningStart())
             self._out.append(ReasoningDelta(text))
 
     def _end_reasoning(self) -> None:
+        self._reasoning_gap = False
         if self._reasoning_open:
             self._reasoning_open = False
             self._out.append(ReasoningEnd())
@@ -313,8 +318,8 @@ class HarmonyMachine:
             self.stage = HarmonyStage.ARGUMENTS
             return
         if channel == m.reasoning_channel:
-            if self._reasoning_open:
-                self._reason("\n")  # the analysis messages are one reasoning, a line apart
+            # The analysis messages are one reasoning, a line apart.
+            self._reasoning_gap = self._reasoning_open
             self.stage = HarmonyStage.REASONING
         else:
             self._end_reasoning()
@@ -554,6 +559,6 @@ def _read_header(parts: list[tuple[bool, str]], m) -> tuple[str | None, str | No
                 continue
             else:
                 return None
-    if where == "role" or channel is None:
+    if where == "role" or channel not in (m.reasoning_channel, m.answer_channel, m.tool_channel):
         return None
     return channel, recipient
