@@ -54,6 +54,61 @@ def qwen_tokenizer():
     return load_qwen_tokenizer()
 
 
+# tiktoken's o200k_base split pattern (tiktoken_ext/openai_public.py), which o200k_harmony shares.
+O200K_PATTERN = "|".join(
+    [
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""\p{N}{1,3}""",
+        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+        r"""\s*[\r\n]+""",
+        r"""\s+(?!\S)""",
+        r"""\s+""",
+    ]
+)
+# The sha256 tiktoken publishes for o200k_base.tiktoken: the file rebuilt below must match it.
+O200K_SHA256 = "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"
+
+
+def load_harmony_tokenizer(directory):
+    """gpt-oss's real o200k_harmony vocabulary, from the ``quicktok-v1`` package (no download):
+    its o200k_base ranks written out as a tiktoken file (checked against tiktoken's published
+    hash) and its harmony special tokens, converted by transformers' own converter."""
+    import base64
+    import hashlib
+
+    import quicktok
+    from transformers import PreTrainedTokenizerFast
+    from transformers.convert_slow_tokenizer import TikTokenConverter
+
+    enc = quicktok.get_encoding("o200k_harmony")
+    ranks = b"".join(
+        base64.b64encode(enc.decode_single_token_bytes(i)) + b" %d\n" % i for i in range(enc.eot_token - 1)
+    )
+    assert hashlib.sha256(ranks).hexdigest() == O200K_SHA256
+    path = os.path.join(directory, "o200k_base.tiktoken")
+    with open(path, "wb") as f:
+        f.write(ranks)
+    # The special tokens fill the ids from 199998 on; where two names share an id, the named one
+    # (not <|reserved_...|>) is gpt-oss's.
+    by_id: dict[int, str] = {}
+    for name in sorted(enc.special_tokens_set, key=lambda n: n.startswith("<|reserved")):
+        by_id.setdefault(enc.encode_single_token(name), name)
+    first = enc.eot_token - 1
+    assert sorted(by_id) == list(range(first, first + len(by_id)))
+    specials = [by_id[i] for i in sorted(by_id)]
+    converted = TikTokenConverter(vocab_file=path, pattern=O200K_PATTERN, extra_special_tokens=specials).converted()
+    tok = PreTrainedTokenizerFast(tokenizer_object=converted, eos_token="<|return|>", pad_token="<|endoftext|>")
+    assert tok.convert_tokens_to_ids(["<|start|>", "<|channel|>", "<|call|>"]) == [200006, 200005, 200012]
+    assert tok.encode("<|start|>assistant", add_special_tokens=False) == [200006, 173781]
+    return tok
+
+
+@pytest.fixture(scope="session")
+def harmony_tokenizer(tmp_path_factory):
+    return load_harmony_tokenizer(str(tmp_path_factory.mktemp("o200k_harmony")))
+
+
 def tokenizer_with_markers(fmt):
     """A model that ships a tiktoken or sentencepiece model rather than a Hugging Face tokenizer
     (Kimi-K2, Mistral): the DeepSeek tokenizer with the format's markers added as special tokens
@@ -83,7 +138,12 @@ def mistral_tokenizer():
 
 
 # Which tokenizer fixture reads which format's output (DeepSeek's for the DeepSeek formats).
-_TOKENIZER_FIXTURES = {"qwen3": "qwen_tokenizer", "kimi_k2": "kimi_tokenizer", "mistral": "mistral_tokenizer"}
+_TOKENIZER_FIXTURES = {
+    "qwen3": "qwen_tokenizer",
+    "kimi_k2": "kimi_tokenizer",
+    "mistral": "mistral_tokenizer",
+    "gpt_oss": "harmony_tokenizer",
+}
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ import pytest
 
 from helpers import detokenize_stream, group, normalise, seq_ids, stream_events
 from thinkgate import parse
-from thinkgate.formats import DEEPSEEK_R1, DEEPSEEK_V3_1, KIMI_K2, MISTRAL, QWEN3
+from thinkgate.formats import DEEPSEEK_R1, DEEPSEEK_V3_1, GPT_OSS, KIMI_K2, MISTRAL, QWEN3
 from thinkgate.parsing import marker_token_ids
 
 ARGS = [
@@ -32,7 +32,7 @@ def _encode(tokenizer, text):
     return ids
 
 
-@pytest.mark.parametrize("fmt", [DEEPSEEK_R1, DEEPSEEK_V3_1, QWEN3, KIMI_K2, MISTRAL], ids=lambda f: f.name)
+@pytest.mark.parametrize("fmt", [DEEPSEEK_R1, DEEPSEEK_V3_1, QWEN3, KIMI_K2, MISTRAL, GPT_OSS], ids=lambda f: f.name)
 def test_every_token_chunking_gives_the_text_result(tokenizer_for, fmt):
     tokenizer = tokenizer_for(fmt.name)
     text = _output(fmt)
