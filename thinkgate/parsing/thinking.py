@@ -19,6 +19,19 @@ def single_token_id(tokenizer: Any, text: str) -> int | None:
     return ids[0] if len(ids) == 1 else None
 
 
+def open_marker_ids(fmt: ChatFormat, tokenizer: Any) -> tuple[int, ...] | None:
+    """The ids the reasoning open marker is written in: its one token, or for a format of
+    channel messages (harmony's ``<|channel|>analysis<|message|>``) the tokens of its pieces;
+    ``None`` where the tokenizer does not have it so."""
+    text = fmt.reasoning.open
+    tid = single_token_id(tokenizer, text)
+    if tid is not None:
+        return (tid,)
+    if fmt.tools.messages is None or isinstance(tokenizer, Mapping):
+        return None
+    return tuple(tokenizer.encode(text, add_special_tokens=False)) or None
+
+
 def marker_token_ids(fmt: ChatFormat | str, tokenizer: Any) -> dict[str, int]:
     """Each of the format's markers that is a single token of ``tokenizer``, with its id.
 
@@ -37,24 +50,27 @@ def thinking_from_prompt(
 ) -> Thinking:
     """The stage the output starts in, from the prompt's last tokens.
 
-    A prompt that ends in the open marker (``<think>`` or ``<think>\\n``) starts the output inside
-    reasoning (``True``); one that ends in the close marker does not (``False``); otherwise the
-    format's default (R1: ``True``, its template opens reasoning; V3/V3.1: ``"auto"``).
+    A prompt that ends in the open marker (``<think>`` or ``<think>\\n``; harmony's several
+    pieces ``<|channel|>analysis<|message|>``) starts the output inside reasoning (``True``); one
+    that ends in the close marker does not (``False``); otherwise the format's default (R1:
+    ``True``, its template opens reasoning; V3/V3.1: ``"auto"``; gpt-oss: ``"auto"``, its prompt
+    ends in ``<|start|>assistant`` and the model opens the analysis channel itself).
     """
     fmt = get_format(format)
-    ids = marker_token_ids(fmt, tokenizer)
-    missing = [m for m in (fmt.reasoning.open, fmt.reasoning.close) if m not in ids]
+    open_ids = open_marker_ids(fmt, tokenizer)
+    close_id = single_token_id(tokenizer, fmt.reasoning.close)
+    missing = [m for m, i in ((fmt.reasoning.open, open_ids), (fmt.reasoning.close, close_id)) if i is None]
     if missing:
         raise ValueError(
             f"the tokenizer has no single token for {', '.join(map(repr, missing))} "
             f"of format {fmt.name!r}: cannot read the thinking stage from prompt ids"
         )
-    open_id, close_id = ids[fmt.reasoning.open], ids[fmt.reasoning.close]
     i = len(prompt_token_ids) - 1
     floor = max(-1, i - _MAX_TRAILING_SPACE_TOKENS)
+    k = len(open_ids)
     while i > floor:
         tid = prompt_token_ids[i]
-        if tid == open_id:
+        if tid == open_ids[-1] and i + 1 >= k and tuple(prompt_token_ids[i + 1 - k : i + 1]) == open_ids:
             return True
         if tid == close_id:
             return False
