@@ -527,7 +527,7 @@ def _read_header(parts: list[tuple[bool, str]], m) -> tuple[str | None, str | No
     when it is not one: words other than the role, a channel name, a recipient and a content
     type.
 
-    Accepted: ``[assistant] [to=R] <|channel|>NAME [to=R] [<|constrain|>]TYPE <|message|>``.
+    Accepted: ``[assistant] [to=R] <|channel|>NAME [to=R] [[<|constrain|>]TYPE] <|message|>``.
     """
     merged: list[tuple[bool, str]] = []
     for is_marker, text in parts[:-1]:
@@ -535,8 +535,8 @@ def _read_header(parts: list[tuple[bool, str]], m) -> tuple[str | None, str | No
             merged[-1] = (False, merged[-1][1] + text)  # a word may arrive in two deltas
         else:
             merged.append((is_marker, text))
-    channel = recipient = None
-    where = "role"  # before the channel marker, then "channel", then "type"
+    channel = recipient = content_type = None
+    where = "role"  # before the channel marker, then "channel", then "type" (after <|constrain|>)
     for is_marker, text in merged:
         if is_marker:
             if text == m.channel and where == "role":
@@ -553,10 +553,8 @@ def _read_header(parts: list[tuple[bool, str]], m) -> tuple[str | None, str | No
                 continue
             elif where == "channel" and channel is None:
                 channel = word
-            elif where != "role" and channel is not None and word == m.content_type:
-                continue
-            elif where == "type" and word.isidentifier():
-                continue
+            elif where != "role" and channel is not None and content_type is None and word.isidentifier():
+                content_type = word  # json (a call's arguments), code (a built-in tool's)
             else:
                 return None
     if where == "role" or channel not in (m.reasoning_channel, m.answer_channel, m.tool_channel):

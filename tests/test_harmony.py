@@ -1,0 +1,173 @@
+"""gpt-oss harmony: messages on channels, read from the documented examples and their variants.
+
+The outputs here are written out as the harmony documentation and vLLM's / xgrammar's readers
+show them (the model's output after the prompt's ``<|start|>assistant``), so they also check the
+format's constants against the documents.
+"""
+
+import json
+
+import pytest
+
+from helpers import cuts, detokenize_stream, normalise, seq_ids, stream_events
+from thinkgate import parse, thinking_from_prompt
+from thinkgate.formats import GPT_OSS, get_format
+from thinkgate.parsing import ReasoningEnd, ReasoningStart, ToolCallInvalid, ToolCallStart
+
+WEATHER = '{"location":"Tokyo"}'
+ANALYSIS = "<|channel|>analysis<|message|>User asks: \"What is the weather in Tokyo?\" We need to use get_weather tool.<|end|>"
+CALL = "<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>" + WEATHER + "<|call|>"
+FINAL = "<|start|>assistant<|channel|>final<|message|>It is sunny, 20 °C.<|return|>"
+TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {"location": {"type": "string"}}}}}]
+
+
+def read(text, **kw):
+    kw.setdefault("call_id", seq_ids)
+    return parse(text, format="gpt_oss", **kw)
+
+
+def every_chunking_agrees(text, **kw):
+    """The message of ``text`` read whole, and the same for a cut at every position."""
+    whole_events, whole = stream_events([text], format="gpt_oss", **kw)
+    for p in range(1, len(text)):
+        events, parser = stream_events(cuts(text, [p]), format="gpt_oss", **kw)
+        assert normalise(events) == normalise(whole_events), p
+        assert parser.message == whole.message, p
+    return whole.message
+
+
+def test_the_format_is_registered_under_the_engines_names():
+    for name in ("gpt_oss", "gpt-oss", "openai", "openai_gptoss", "harmony"):
+        assert get_format(name) is GPT_OSS
+    assert GPT_OSS.tools.call_text("get_weather", WEATHER) == CALL
+
+
+def test_documented_tool_call():
+    m = every_chunking_agrees(ANALYSIS + CALL)
+    assert m.reasoning_content.startswith("User asks")
+    assert [(c.name, c.arguments) for c in m.tool_calls] == [("get_weather", WEATHER)]
+    assert (m.content, m.finish_reason) == (None, "tool_calls")
+
+
+def test_documented_final_answer():
+    m = every_chunking_agrees("<|channel|>analysis<|message|>Simple.<|end|>" + FINAL)
+    assert (m.reasoning_content, m.content, m.tool_calls, m.finish_reason) == ("Simple.", "It is sunny, 20 °C.", [], "stop")
+
+
+def test_recipient_before_the_channel_and_without_constrain():
+    for header in (
+        "<|start|>assistant to=functions.get_weather<|channel|>commentary json<|message|>",
+        "<|start|>assistant to=functions.get_weather<|channel|>commentary <|constrain|>json<|message|>",
+        "<|start|>assistant<|channel|>commentary to=functions.get_weather<|message|>",
+        "<|start|>assistant<|channel|>analysis to=functions.get_weather code<|message|>",
+    ):
+        m = every_chunking_agrees(ANALYSIS + header + WEATHER + "<|call|>")
+        assert [(c.name, c.arguments) for c in m.tool_calls] == [("get_weather", WEATHER)], header
+
+
+def test_a_commentary_message_without_recipient_is_a_preamble_the_user_sees():
+    preamble = "<|start|>assistant<|channel|>commentary<|message|>Checking the weather for you.<|end|>"
+    m = every_chunking_agrees(ANALYSIS + preamble + CALL)
+    assert m.content == "Checking the weather for you."
+    assert [c.name for c in m.tool_calls] == ["get_weather"]
+
+
+def test_several_analysis_messages_are_one_reasoning_a_line_apart():
+    text = "<|channel|>analysis<|message|>First.<|end|><|start|>assistant<|channel|>analysis<|message|>Second.<|end|>" + FINAL
+    events, parser = stream_events([text], format="gpt_oss")
+    assert parser.message.reasoning_content == "First.\nSecond."
+    assert [type(e) for e in events].count(ReasoningStart) == 1
+    assert [type(e) for e in events].count(ReasoningEnd) == 1
+
+
+def test_several_calls_in_one_output():
+    second = CALL.replace("get_weather", "get_time").replace(WEATHER, '{"tz": "JST"}')
+    m = every_chunking_agrees(ANALYSIS + CALL + second)
+    assert [(c.id, c.name, c.arguments) for c in m.tool_calls] == [
+        ("call_0", "get_weather", WEATHER),
+        ("call_1", "get_time", '{"tz": "JST"}'),
+    ]
+
+
+def test_marker_text_inside_a_string_is_string_content():
+    args = json.dumps({"note": "ends with <|call|> and <|start|>assistant"})
+    m = every_chunking_agrees(ANALYSIS + CALL.replace(WEATHER, args))
+    assert [c.arguments for c in m.tool_calls] == [args]
+
+
+def test_a_broken_call_spares_the_others_and_is_kept_as_text():
+    broken = CALL.replace(WEATHER, '{"location": "Tok')
+    m = every_chunking_agrees(ANALYSIS + broken + CALL)
+    assert [c.arguments for c in m.tool_calls] == [WEATHER]
+    [invalid] = m.invalid_tool_calls
+    assert invalid.name == "get_weather" and "not valid JSON" in invalid.error
+    assert m.content == broken
+
+
+def test_a_call_to_something_other_than_a_function_is_invalid():
+    browse = '<|start|>assistant<|channel|>analysis to=browser.search code<|message|>{"query": "x"}<|call|>'
+    m = read(ANALYSIS + browse, on_invalid_call="drop")
+    assert m.tool_calls == [] and "browser.search" in m.invalid_tool_calls[0].error
+    strict = read(ANALYSIS + browse, on_invalid_call="error")
+    assert strict.finish_reason == "error" and strict.error["type"] == "invalid_tool_call"
+
+
+def test_an_unknown_tool_is_invalid_when_tools_are_given():
+    m = read(ANALYSIS + CALL.replace("get_weather", "launch"), tools=TOOLS)
+    assert m.tool_calls == [] and "unknown tool 'launch'" in m.invalid_tool_calls[0].error
+
+
+def test_output_cut_off_inside_a_call():
+    events, parser = stream_events([ANALYSIS + CALL[:-12]], format="gpt_oss")
+    assert parser.message.finish_reason == "length"
+    assert parser.message.tool_calls == []
+    assert isinstance(next(e for e in events if isinstance(e, ToolCallInvalid)), ToolCallInvalid)
+
+
+def test_output_without_harmony_markup_is_answer_text():
+    assert read("Just text, no channels.").content == "Just text, no channels."
+    assert read("Just text" + "<|return|>").content == "Just text"
+    # a header whose channel is not one of harmony's is no header: its text is kept
+    m = read("<|channel|>mystery<|message|>body<|end|>")
+    assert m.content == "<|channel|>mystery<|message|>body"
+
+
+def test_thinking_stage_from_the_prompt(harmony_tokenizer):
+    tok = harmony_tokenizer
+    prompt = tok.encode("<|start|>user<|message|>Hi<|end|><|start|>assistant", add_special_tokens=False)
+    assert thinking_from_prompt(prompt, tok, "gpt_oss") == "auto"
+    opened = prompt + tok.encode("<|channel|>analysis<|message|>", add_special_tokens=False)
+    assert thinking_from_prompt(opened, tok, "gpt_oss") is True
+    m = read("still thinking<|end|>" + FINAL, thinking=True)
+    assert (m.reasoning_content, m.content) == ("still thinking", "It is sunny, 20 °C.")
+    m = read("The answer.<|return|>", thinking=False)
+    assert (m.reasoning_content, m.content) == (None, "The answer.")
+
+
+def test_token_ids_every_token_chunking(harmony_tokenizer):
+    tok = harmony_tokenizer
+    text = ANALYSIS + "<|start|>assistant<|channel|>commentary<|message|>One moment.<|end|>" + CALL
+    ids = tok.encode(text, add_special_tokens=False)
+    per_token = detokenize_stream(tok, ids)
+    expected = read(text)
+    for deltas in (per_token, [(text, ids)]):
+        events, parser = stream_events(deltas, format="gpt_oss", tokenizer=tok)
+        assert parser.message == expected
+        assert [e.name for e in events if isinstance(e, ToolCallStart)] == ["get_weather"]
+
+
+def test_markers_spelled_with_ordinary_tokens_are_text(harmony_tokenizer):
+    tok = harmony_tokenizer
+    # "<|call|>" written as text inside the answer, in ordinary tokens
+    spelled = tok.encode("<|", add_special_tokens=False) + tok.encode("call|>", add_special_tokens=False)
+    answer = tok.encode("<|channel|>final<|message|>Use ", add_special_tokens=False) + spelled
+    answer += tok.encode(" to stop.<|return|>", add_special_tokens=False)
+    deltas = detokenize_stream(tok, answer)
+    _, parser = stream_events(deltas, format="gpt_oss", tokenizer=tok)
+    assert parser.message.content == "Use <|call|> to stop."
+
+
+@pytest.mark.parametrize("policy", ["content", "drop", "error"])
+def test_stray_markup_never_raises(policy):
+    text = "<|end|><|message|><|start|><|start|>assistant<|channel|><|constrain|>json<|message|>x<|call|><|return|>"
+    every_chunking_agrees(text, on_invalid_call=policy)
