@@ -117,9 +117,9 @@ def harmony_outputs(draw, fmt: ChatFormat, thinking: bool, allow_broken: bool = 
     content = draw(free_text(fmt, forbidden))
     calls = draw(st.lists(st.tuples(names, arguments(fmt)), max_size=4))
     channel = draw(st.sampled_from([msgs.answer_channel, msgs.tool_channel]))
-    if content.strip() or not thinking:
-        # Without thinking the output starts inside the answer (the prompt opened it).
-        head = start + msgs.header(channel) if thinking else ""
+    if content.strip():
+        # The first message follows the prompt's <|start|>assistant.
+        head = start + msgs.header(channel) if thinking else msgs.header(channel)
         text += head + content + (msgs.end if calls else fmt.eos)
     broken: list[int] = []
     for i, (name, args) in enumerate(calls):
@@ -128,7 +128,8 @@ def harmony_outputs(draw, fmt: ChatFormat, thinking: bool, allow_broken: bool = 
             if not _valid_object(args):
                 broken.append(i)
             calls[i] = (name, args)
-        text += fmt.tools.call_text(name, args)
+        call = fmt.tools.call_text(name, args)
+        text += call if text else call[len(start) :]
     stripped = content.strip()
     return Output(
         text=text,

@@ -110,12 +110,9 @@ class HarmonyMachine:
             HarmonyStage.INVALID_CALL: self._invalid_call,
             HarmonyStage.STOPPED: self._stopped,
         }
-        if thinking is True:
-            self.stage = HarmonyStage.REASONING  # the prompt opened the analysis channel
-        elif thinking is False:
-            self.stage = HarmonyStage.CONTENT  # the prompt opened the final channel
-        else:
-            self.stage = HarmonyStage.HEADER
+        # The prompt opened the analysis channel (True), or the model writes the first header;
+        # False and "auto" differ only for the grammar (may the model open the analysis channel).
+        self.stage = HarmonyStage.REASONING if thinking is True else HarmonyStage.HEADER
         self._carry = ""
         self._final = False
         self._refeed: str | None = None
