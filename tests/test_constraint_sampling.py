@@ -23,7 +23,7 @@ from thinkgate import parse
 from thinkgate.constraint import BatchMasker, ReasonerGrammar, compile_tool_grammar
 from thinkgate.constraint.vocabulary import vocabulary_for
 
-FORMATS = ["deepseek_r1", "deepseek_v3_1", "qwen3", "kimi_k2", "mistral"]
+FORMATS = ["deepseek_r1", "deepseek_v3_1", "qwen3", "kimi_k2", "mistral", "gpt_oss"]
 CHOICES = {
     "required": "required",
     "named": {"type": "function", "function": {"name": "book_flight"}},
@@ -44,7 +44,13 @@ def sample_batch(tokenizer, fmt, choice, thinking, n, seed, batch=25, via_logits
     grammar = compile_tool_grammar(tokenizer, fmt, REALISTIC, CHOICES[choice])
     vocab = vocabulary_for(tokenizer)
     t = grammar.format.tools
-    section_begin = vocab.token_id(t.section_begin or t.call_begin)
+    msgs = t.messages
+    # auto: the walk is steered into the tool markup once (harmony: into a commentary message,
+    # from its header's first token on: the answer's header starts with the same marker)
+    if msgs is not None:
+        trigger, delay = tokenizer.encode(msgs.channel + msgs.tool_channel, add_special_tokens=False), 0
+    else:
+        trigger, delay = [vocab.token_id(t.section_begin or t.call_begin)], 3
     eos = grammar.stop_ids[0]
     gen = torch.Generator().manual_seed(seed)
     rng = np.random.default_rng(seed)
@@ -69,10 +75,10 @@ def sample_batch(tokenizer, fmt, choice, thinking, n, seed, batch=25, via_logits
             for i in list(live):
                 g = grammars[i]
                 tid = picked[i]
-                constrained_steps = sum(1 for _ in ids[i]) - (4 if THINKING[thinking] else 0)
-                opened = section_begin in ids[i]  # forced once: later calls are the walk's own
-                if choice == "auto" and constrained_steps >= 3 and not opened and torch.isfinite(logits[i, section_begin]):
-                    tid = section_begin
+                constrained_steps = len(ids[i]) - (thinking_tokens(grammar) if THINKING[thinking] else 0)
+                forced = constrained_steps - delay  # forced once: later calls are the walk's own
+                if choice == "auto" and 0 <= forced < len(trigger) and torch.isfinite(logits[i, trigger[forced]]):
+                    tid = trigger[forced]
                 if choice == "none" and constrained_steps >= 12 and torch.isfinite(logits[i, eos]):
                     tid = eos
                 assert torch.isfinite(logits[i, tid]), "sampled a masked token"
@@ -82,6 +88,12 @@ def sample_batch(tokenizer, fmt, choice, thinking, n, seed, batch=25, via_logits
                     live.remove(i)
         out += [(ids[i], grammars[i]) for i in range(rows)]
     return out
+
+
+def thinking_tokens(grammar):
+    """The tokens a thinking output spends before its constrained part: a budget of 3, the close
+    marker, and what the grammar forces after it (harmony's <|start|>assistant)."""
+    return 4 + len(grammar.close_tail)
 
 
 class _AllowedView:
@@ -113,6 +125,8 @@ def check(tokenizer, fmt, choice, thinking, samples):
     """Per-sample verdicts: 'valid', 'unterminated', or an error message."""
     verdicts = Counter()
     control = vocabulary_for(tokenizer).control_ids
+    msgs = samples[0][1].grammar.format.tools.messages if samples else None
+    message_id = vocabulary_for(tokenizer).token_id(msgs.message) if msgs is not None else None
     for ids, g in samples:
         if not g.is_terminated():
             verdicts["unterminated"] += 1
@@ -130,7 +144,10 @@ def check(tokenizer, fmt, choice, thinking, samples):
             problems.append("no call under a tool_choice that requires one")
         if choice == "named" and any(c.name != "book_flight" for c in m.tool_calls):
             problems.append("a call to another tool than the named one")
-        if choice == "none" and (m.tool_calls or any(t in control for t in body[4 if THINKING[thinking] else 0 :])):
+        answer = body[thinking_tokens(g.grammar) if THINKING[thinking] else 0 :]
+        if msgs is not None and message_id in answer:  # harmony: the answer's own header is markup
+            answer = answer[answer.index(message_id) + 1 :]
+        if choice == "none" and (m.tool_calls or any(t in control for t in answer)):
             problems.append("tool markup or control tokens under tool_choice none")
         if choice == "auto" and not m.tool_calls:
             problems.append("the opened tool section holds no call")

@@ -29,11 +29,15 @@ class ToolGrammar:
     vocab: Vocabulary
     compiled: xgr.CompiledGrammar
     masks: MaskCache
-    think_open: int
+    open_ids: tuple[int, ...]  # the reasoning open marker: one token, or (harmony) several
     think_close: int
     stop_ids: tuple[int, ...]
-    call_begin: Optional[int]
+    call_begin: Optional[int]  # the token after which the guard reads a call's header
     call_end: Optional[int]
+    # harmony: the tokens that follow the close marker before the next message's header
+    # (<|start|>assistant), forced; and that message may open the reasoning again.
+    close_tail: tuple[int, ...] = ()
+    reopen: bool = False
 
     @property
     def format(self) -> ChatFormat:
@@ -111,7 +115,10 @@ class GrammarCache:
     def _compile(self, fmt, tools, tool_choice, parallel, max_whitespace, unsupported) -> ToolGrammar:
         vocab = self.vocab
         ids = {m: vocab.token_id(m) for m in fmt.markers}
-        missing = [m for m in (fmt.reasoning.open, fmt.reasoning.close, *fmt.tools.markers) if ids[m] is None]
+        msgs = fmt.tools.messages
+        # harmony's open marker is a channel header, several tokens; every other marker is one
+        pieces = () if msgs is not None else (fmt.reasoning.open,)
+        missing = [m for m in (*pieces, fmt.reasoning.close, *fmt.tools.markers, *fmt.stops) if ids[m] is None]
         if missing:
             raise ValueError(
                 f"the tokenizer has no single token for {', '.join(map(repr, missing))}, "
@@ -137,12 +144,22 @@ class GrammarCache:
             vocab=vocab,
             compiled=compiled,
             masks=self._masks,
-            think_open=ids[fmt.reasoning.open],
+            open_ids=_encode(vocab, fmt.reasoning.open),
             think_close=ids[fmt.reasoning.close],
             stop_ids=stop,
-            call_begin=ids[fmt.tools.call_begin],
-            call_end=ids.get(fmt.tools.call_end),  # None where a call ends with its JSON (Mistral)
+            call_begin=ids[spec.call_trigger],
+            # None where a call ends with its JSON (Mistral), or with a stop token (harmony)
+            call_end=None if fmt.tools.call_end in fmt.stops else ids.get(fmt.tools.call_end),
+            close_tail=_encode(vocab, msgs.start + msgs.role) if msgs is not None else (),
+            reopen=msgs is not None,
         )
+
+
+def _encode(vocab: Vocabulary, text: str) -> tuple[int, ...]:
+    tid = vocab.token_id(text)
+    if tid is not None:
+        return (tid,)
+    return tuple(vocab.tokenizer.encode(text, add_special_tokens=False))
 
 
 _CACHES: dict[int, GrammarCache] = {}

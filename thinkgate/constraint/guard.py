@@ -318,6 +318,9 @@ class ArgumentsGuard:
         self._header_nodes = list(headers.values())
         alternatives = b"|".join(b"(" + p.encode() + b")" for p in headers)
         self._header_re = re.compile(alternatives, re.DOTALL) if headers else None
+        # No header is longer than its pattern (escapes only lengthen it) plus a call number's
+        # digits: past that, what follows the trigger is no call (harmony: the final channel).
+        self._max_header = max((len(p.encode()) for p in headers), default=0) + 8
         self._history: list[tuple] = []
         self.mode = OUTSIDE
         self._hbuf = b""
@@ -349,6 +352,8 @@ class ArgumentsGuard:
                 self.cursor = Cursor(self._header_nodes[m.lastindex - 1])
                 self.mode = ARGS
                 self._read(self._hbuf[m.end() :])
+            elif len(self._hbuf) > self._max_header:
+                self.mode, self._hbuf = OUTSIDE, b""
         else:
             self._read(self._token_bytes[token_id])
 

@@ -30,6 +30,7 @@ class Phase(enum.IntEnum):
     CONSTRAINED = 2
     DONE = 3
     ERROR = 4
+    CLOSING = 5  # harmony: <|start|>assistant forced after the analysis message's <|end|>
 
 
 class ReasonerGrammar:
@@ -64,8 +65,14 @@ class ReasonerGrammar:
             raise ValueError(f"thinking_budget must be a non-negative integer, not {thinking_budget!r}")
         self.thinking = thinking
         self.thinking_budget = thinking_budget
-        self._open = grammar.think_open
+        # The open marker may be several tokens (harmony's <|channel|>analysis<|message|>, whose
+        # first token also begins the grammar's messages): while the model writes its prefix the
+        # tokens are held back from the matcher, and fed to it if the model turns elsewhere.
+        self._open_ids = grammar.open_ids
         self._close = grammar.think_close
+        self._pending = 0  # tokens of the open marker written so far, not fed to the matcher
+        self._tail = 0  # tokens of close_tail forced so far
+        self._thought = 0  # thinking tokens of earlier reasoning messages (for the budget)
         self._stops = frozenset(grammar.stop_ids)
         self.block_eos_while_thinking = grammar.choice in ("required", "named")
         self._watch = frozenset({self._close, *(self._stops if self.block_eos_while_thinking else ())})
@@ -74,9 +81,10 @@ class ReasonerGrammar:
         self._think_start = 0
         self._matcher: Optional[xgr.GrammarMatcher] = None
         self._guard: Optional[ArgumentsGuard] = None
-        # (position, phase before, error before, went into the matcher) for every token but the
-        # ordinary thinking ones, which cost nothing to keep.
-        self._entries: list[tuple[int, Phase, Optional[str], bool]] = []
+        # (position, then phase, error, tokens it fed the matcher, and the opening / closing /
+        # budget counters before it) for every token but the ordinary thinking ones, which cost
+        # nothing to keep.
+        self._entries: list[tuple] = []
         if thinking is True:
             self.phase = Phase.THINKING
         elif thinking is False:
@@ -91,7 +99,7 @@ class ReasonerGrammar:
 
     @property
     def _budget_at(self) -> Optional[int]:
-        return None if self.thinking_budget is None else self._think_start + self.thinking_budget
+        return None if self.thinking_budget is None else self._think_start + self.thinking_budget - self._thought
 
     @property
     def thinking_tokens(self) -> int:
@@ -122,10 +130,10 @@ class ReasonerGrammar:
             if g.choice != "none":
                 self._guard = ArgumentsGuard(g.masks, g.call_begin, g.call_end, g.spec.header_nodes())
 
-    def _log(self, matched: bool, phase: Phase, error: Optional[str] = None) -> None:
+    def _log(self, matched: int, phase: Phase, error: Optional[str] = None) -> None:
         """Record the token at the current position (all but ordinary thinking tokens), then
         move to ``phase``."""
-        self._entries.append((self._pos, self.phase, self.error, matched))
+        self._entries.append((self._pos, self.phase, self.error, matched, self._pending, self._tail, self._think_start, self._thought))
         self._pos += 1
         self.phase = phase
         if error is not None:
@@ -144,34 +152,77 @@ class ReasonerGrammar:
         phase = self.phase
         if phase == Phase.THINKING:
             if token_id == self._close:
-                self._start_matcher()
-                self._log(False, Phase.CONSTRAINED)
+                thought = self._pos - self._think_start
+                if self.grammar.close_tail:
+                    self._log(0, Phase.CLOSING)
+                    self._tail = 0
+                else:
+                    self._start_matcher()
+                    self._log(0, Phase.CONSTRAINED)
+                self._thought += thought
+                self._refresh()
                 return True
             if self.forcing_close:
-                self._log(False, Phase.ERROR, f"token {token_id} sampled where the thinking budget forces </think>")
+                self._log(0, Phase.ERROR, f"token {token_id} sampled where the thinking budget forces the end of thinking")
                 return False
             if token_id in self._stops and self.block_eos_while_thinking:
-                self._log(False, Phase.ERROR, "the output ended inside its thinking, but the tool_choice requires a call")
+                self._log(0, Phase.ERROR, "the output ended inside its thinking, but the tool_choice requires a call")
                 return False
             self._pos += 1
             return True
-        if phase == Phase.OPENING and token_id == self._open:
-            self._think_start = self._pos + 1
-            self._log(False, Phase.THINKING)
+        if phase == Phase.CLOSING:
+            tail = self.grammar.close_tail
+            if token_id != tail[self._tail]:
+                self._log(0, Phase.ERROR, f"token {token_id} sampled where {tail[self._tail]} must follow the end of thinking")
+                return False
+            done = self._tail + 1 == len(tail)
+            budget_left = self.thinking_budget is None or self._thought < self.thinking_budget
+            self._log(0, Phase.CLOSING if not done else (Phase.OPENING if self.grammar.reopen and budget_left else Phase.CONSTRAINED))
+            self._tail += 1
+            if done:
+                self._start_matcher()
             return True
-        if phase == Phase.OPENING or phase == Phase.CONSTRAINED:
+        if phase == Phase.OPENING:
+            k = self._pending
+            if token_id == self._open_ids[k]:
+                if k + 1 == len(self._open_ids):
+                    self._log(0, Phase.THINKING)
+                    self._pending = 0
+                    self._think_start = self._pos
+                    self._refresh()
+                else:
+                    self._log(0, Phase.OPENING)
+                    self._pending = k + 1
+                return True
+            # The model turned away from the open marker: the held prefix and this token are
+            # the start of a constrained message.
+            fed = 0
+            for t in (*self._open_ids[:k], token_id):
+                if not self._matcher.accept_token(t):
+                    if fed:
+                        self._matcher.rollback(fed)
+                        self._guard.rollback(fed) if self._guard is not None else None
+                    self._log(0, Phase.ERROR, f"token {token_id} is not allowed by the tool grammar here")
+                    return False
+                if self._guard is not None:
+                    self._guard.accept(t)
+                fed += 1
+            self._log(fed, Phase.DONE if self._matcher.is_terminated() else Phase.CONSTRAINED)
+            self._pending = 0
+            return True
+        if phase == Phase.CONSTRAINED:
             matcher = self._matcher
             if not matcher.accept_token(token_id):
-                self._log(False, Phase.ERROR, f"token {token_id} is not allowed by the tool grammar here")
+                self._log(0, Phase.ERROR, f"token {token_id} is not allowed by the tool grammar here")
                 return False
             if self._guard is not None:
                 self._guard.accept(token_id)
-            self._log(True, Phase.DONE if matcher.is_terminated() else Phase.CONSTRAINED)
+            self._log(1, Phase.DONE if matcher.is_terminated() else Phase.CONSTRAINED)
             return True
         if phase == Phase.DONE:
-            self._log(False, Phase.ERROR, f"token {token_id} came after the output ended")
+            self._log(0, Phase.ERROR, f"token {token_id} came after the output ended")
         else:
-            self._log(False, Phase.ERROR)
+            self._log(0, Phase.ERROR)
         return False
 
     def accept_tokens(self, token_ids: Iterable[int]) -> bool:
@@ -188,8 +239,8 @@ class ReasonerGrammar:
         matched = 0
         entries = self._entries
         while entries and entries[-1][0] >= target:
-            _, self.phase, self.error, was_matched = entries.pop()
-            matched += was_matched
+            _, self.phase, self.error, fed, self._pending, self._tail, self._think_start, self._thought = entries.pop()
+            matched += fed
         if matched:
             self._matcher.rollback(matched)
             if self._guard is not None:
@@ -212,13 +263,27 @@ class ReasonerGrammar:
         if phase in (Phase.DONE, Phase.ERROR):
             _only(row, self.grammar.stop_ids)
             return True
-        self._matcher.fill_next_token_bitmask(bitmask, index)
+        if phase == Phase.CLOSING:
+            _only(row, (self.grammar.close_tail[self._tail],))
+            return True
+        k = self._pending if phase == Phase.OPENING else 0
+        # The held prefix of the open marker: the matcher's mask as if it had read it.
+        fed = 0
+        while fed < k and self._matcher.accept_token(self._open_ids[fed]):
+            fed += 1
+        if fed == k:
+            self._matcher.fill_next_token_bitmask(bitmask, index)
+        else:
+            row.zero_()
+        if fed:
+            self._matcher.rollback(fed)
         words = row.numpy()
         # Not xgrammar's own "need apply" flag: it says False where only tokens it holds to be
         # special are masked, and those (our poisoned control tokens) must stay masked.
         need = bool((words != -1).any())
         if phase == Phase.OPENING:
-            words[self._open >> 5] |= np.int32(np.uint32(1 << (self._open & 31)).view(np.int32))
+            nxt = self._open_ids[k]
+            words[nxt >> 5] |= np.int32(np.uint32(1 << (nxt & 31)).view(np.int32))
             need = True
         if self._guard is not None and self._guard.restrict(words):
             need = True

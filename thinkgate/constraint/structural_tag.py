@@ -29,6 +29,7 @@ from xgrammar.structural_tag import (
 from xgrammar.structural_tag import TokenDispatchFormat, TriggeredTagsFormat, TagFormat
 
 from ..formats import ChatFormat, get_format
+from .harmony_tag import harmony_tag, header_after_role
 from .schema import PreparedSchema, prepare
 from .schema_nodes import Node, call_object_node
 
@@ -57,11 +58,21 @@ class GrammarSpec:
     tag: StructuralTag
     marker_ids: dict[str, int] = field(default_factory=dict)
 
-    def header_nodes(self) -> dict[str, Node]:
-        """Each tool's header (a regular expression, for headers that number the call), with its
-        argument bounds; in the json_object layout the one header, with the node of the whole
-        call object."""
+    @property
+    def call_trigger(self) -> str:
+        """The marker after which the guard reads a call's header: the call's begin marker, or
+        for harmony the channel marker (the grammar starts after ``<|start|>assistant``)."""
         t = self.format.tools
+        return t.messages.channel if t.layout == "harmony" else t.call_begin
+
+    def header_nodes(self) -> dict[str, Node]:
+        """Each tool's header after :attr:`call_trigger` (a regular expression, for headers that
+        number the call), with its argument bounds; in the json_object layout the one header,
+        with the node of the whole call object."""
+        t = self.format.tools
+        if t.layout == "harmony":
+            skip = len(t.messages.channel)
+            return {re.escape(header_after_role(self.format, s.name)[skip:]): s.schema.nodes for s in self.tools}
         if t.layout == "json_object":
             obj = call_object_node(t.name_key, t.arguments_key, {s.name: s.schema.nodes for s in self.tools})
             return {re.escape(t.header): obj}
@@ -213,6 +224,10 @@ def build_spec(
     choice, chosen = resolve_tool_choice(tool_choice, specs)
     marks = _Markers(dict(marker_ids or {}))
     by_id = control_ids is not None and all(m in marks.ids for m in t.markers)
+
+    if t.layout == "harmony":
+        tag = harmony_tag(fmt, choice, chosen, marks.element, control_ids if by_id else None, max_whitespace)
+        return GrammarSpec(fmt, choice, chosen, parallel_tool_calls, StructuralTag(format=tag), marks.ids)
 
     json_object = t.layout == "json_object"
     head_template, _, tail_template = t.header.partition("{name}")

@@ -137,12 +137,21 @@ class TokenTables:
 def _default_stop_ids(tokenizer: Any) -> list[int]:
     eos = getattr(tokenizer, "eos_token_id", None)
     if eos is not None:
-        return [eos]
+        # A format whose end of sequence is this EOS may end a generation with other markers
+        # too (gpt-oss: <|call|> beside <|return|>, as its generation config lists them).
+        more = []
+        for name in format_names():
+            fmt = get_format(name)
+            if fmt.stops and single_token_id(tokenizer, fmt.eos) == eos:
+                more += [single_token_id(tokenizer, m) for m in fmt.stops]
+        return [eos, *(i for i in more if i is not None)]
     ids = []
     for name in format_names():
-        tid = single_token_id(tokenizer, get_format(name).eos)
-        if tid is not None:
-            ids.append(tid)
+        fmt = get_format(name)
+        for marker in (fmt.eos, *fmt.stops):
+            tid = single_token_id(tokenizer, marker)
+            if tid is not None:
+                ids.append(tid)
     return ids
 
 

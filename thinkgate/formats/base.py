@@ -229,11 +229,13 @@ class ChatFormat:
     aliases: tuple[str, ...] = ()
     description: str = ""
     chat: Optional[ChatMarkers] = None
+    # Markers besides ``eos`` that end the generation (harmony: ``<|call|>``).
+    stops: tuple[str, ...] = ()
 
     @property
     def markers(self) -> tuple[str, ...]:
         """Every marker of the output: reasoning, tool markup, end of sequence."""
-        return tuple(dict.fromkeys((self.reasoning.open, self.reasoning.close, *self.tools.markers, self.eos)))
+        return tuple(dict.fromkeys((self.reasoning.open, self.reasoning.close, *self.tools.markers, self.eos, *self.stops)))
 
     @property
     def conversation_markers(self) -> tuple[str, ...]:

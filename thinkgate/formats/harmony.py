@@ -64,6 +64,7 @@ GPT_OSS = ChatFormat(
     reasoning=ReasoningFormat(open=CHANNEL + ANALYSIS + MESSAGE, close=END, default_thinking="auto"),
     tools=HARMONY_TOOLS,
     eos=RETURN,
+    stops=(CALL,),
     aliases=("harmony", "gpt-oss", "openai", "openai_gptoss", "gptoss"),
     description="gpt-oss harmony: analysis / final / commentary channels, calls to=functions.NAME ending in <|call|>",
 )

@@ -1,0 +1,73 @@
+"""The structural tag of the harmony layout (gpt-oss), from the point where a message header begins.
+
+The grammar starts right after ``<|start|>assistant`` (the prompt's, or the one
+:class:`~thinkgate.constraint.ReasonerGrammar` forces after an analysis message ends), and admits
+one message that ends the generation: the final answer (free text, then ``<|return|>``) or one
+call (``<|channel|>commentary to=functions.NAME <|constrain|>json<|message|>`` and arguments
+valid against the tool's schema, then ``<|call|>``; both are stop tokens, so the grammar ends
+where they may come). A call ends gpt-oss's generation, so one generation holds at most one call
+whatever ``parallel_tool_calls`` says. The analysis channel is not in the grammar: the
+ReasonerGrammar leaves it free.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable, Optional
+
+from xgrammar.structural_tag import (
+    AnyTextFormat,
+    AnyTokensFormat,
+    ConstStringFormat,
+    Format,
+    JSONSchemaFormat,
+    OrFormat,
+    SequenceFormat,
+)
+
+from ..formats import ChatFormat
+
+
+def header_after_role(fmt: ChatFormat, name: str) -> str:
+    """A call's header as the grammar writes it: after ``<|start|>assistant``."""
+    msgs = fmt.tools.messages
+    return fmt.tools.header_text(name)[len(msgs.role) :]
+
+
+def pieces(text: str, markers: tuple[str, ...], element: Callable[[str], Format]) -> list[Format]:
+    """``text`` as grammar elements: each marker by ``element`` (a token where it is one), the
+    text between as constant strings."""
+    pattern = "(" + "|".join(re.escape(m) for m in sorted(markers, key=len, reverse=True)) + ")"
+    return [element(p) if p in markers else ConstStringFormat(value=p) for p in re.split(pattern, text) if p]
+
+
+def harmony_tag(
+    fmt: ChatFormat,
+    choice: str,
+    tools: list,
+    element: Callable[[str], Format],
+    control_ids: Optional[list[int]],
+    max_whitespace: Optional[int],
+) -> Format:
+    msgs = fmt.tools.messages
+    markers = tuple(m for m in fmt.markers if m != fmt.reasoning.open)
+
+    def seq(items: list[Format]) -> Format:
+        return items[0] if len(items) == 1 else SequenceFormat(elements=items)
+
+    free = AnyTokensFormat(exclude_tokens=sorted(control_ids)) if control_ids is not None else AnyTextFormat(excludes=list(markers))
+    final = seq(pieces(msgs.header(msgs.answer_channel), markers, element) + [free])
+    calls = [
+        seq(
+            pieces(header_after_role(fmt, spec.name), markers, element)
+            + [JSONSchemaFormat(json_schema=spec.schema.xgrammar_schema, max_whitespace_cnt=max_whitespace)]
+        )
+        for spec in tools
+    ]
+    if choice == "none":
+        options = [final]
+    elif choice == "auto":
+        options = [final, *calls]
+    else:
+        options = calls
+    return options[0] if len(options) == 1 else OrFormat(elements=options)
