@@ -171,3 +171,119 @@ def test_markers_spelled_with_ordinary_tokens_are_text(harmony_tokenizer):
 def test_stray_markup_never_raises(policy):
     text = "<|end|><|message|><|start|><|start|>assistant<|channel|><|constrain|>json<|message|>x<|call|><|return|>"
     every_chunking_agrees(text, on_invalid_call=policy)
+
+
+# ---------------------------------------------------------------------- the grammar
+
+def _allowed(g, vocab_size):
+    import numpy as np
+    import xgrammar as xgr
+
+    bitmask = xgr.allocate_token_bitmask(1, vocab_size)
+    if not g.fill_bitmask(bitmask, 0):
+        return None  # every token
+    bits = np.unpackbits(bitmask[0].numpy().view(np.uint8), bitorder="little")[:vocab_size]
+    return set(np.flatnonzero(bits).tolist())
+
+
+def _ids(tok, text):
+    return tok.encode(text, add_special_tokens=False)
+
+
+def test_reasoner_opens_closes_and_reopens_the_analysis_channel(harmony_tokenizer):
+    from thinkgate.constraint import ReasonerGrammar, compile_tool_grammar
+    from thinkgate.constraint.reasoner import Phase
+
+    tok = harmony_tokenizer
+    grammar = compile_tool_grammar(tok, "gpt_oss", TOOLS, "required")
+    prompt = _ids(tok, "<|start|>user<|message|>Weather?<|end|><|start|>assistant")
+    g = ReasonerGrammar(grammar, prompt_token_ids=prompt)
+    assert g.phase == Phase.OPENING
+    channel, analysis, message = _ids(tok, "<|channel|>analysis<|message|>")
+    allowed = _allowed(g, len(tok))
+    assert channel in allowed and message not in allowed
+    assert g.accept_token(channel) and g.phase == Phase.OPENING
+    allowed = _allowed(g, len(tok))  # the open marker's next token, or the grammar's
+    assert analysis in allowed and _ids(tok, "comment")[0] in allowed and message not in allowed
+    assert g.accept_token(analysis) and g.accept_token(message) and g.phase == Phase.THINKING
+    assert g.accept_tokens(_ids(tok, "Let me think.")) and not g.needs_bitmask
+    end, start, assistant = _ids(tok, "<|end|><|start|>assistant")
+    assert g.accept_token(end) and g.phase == Phase.CLOSING
+    assert _allowed(g, len(tok)) == {start}
+    assert g.accept_token(start) and _allowed(g, len(tok)) == {assistant}
+    assert g.accept_token(assistant) and g.phase == Phase.OPENING  # a second analysis message may come
+    assert g.accept_tokens([channel, analysis, message]) and g.phase == Phase.THINKING
+    g.rollback(2)
+    assert g.phase == Phase.OPENING and _allowed(g, len(tok)) >= {analysis}
+    g.rollback(5)  # back inside the first analysis message
+    assert g.phase == Phase.THINKING
+    call = _ids(tok, "<|end|><|start|>assistant" + CALL[len("<|start|>assistant") : -len("<|call|>")])
+    assert g.accept_tokens(call), g.error
+    assert g.accept_token(tok.convert_tokens_to_ids("<|call|>")) and g.is_terminated()
+    text = tok.decode(call, skip_special_tokens=False)
+    m = parse("Let me think." + text, format="gpt_oss", thinking=True)
+    assert [(c.name, c.arguments) for c in m.tool_calls] == [("get_weather", WEATHER)]
+
+
+def test_reasoner_rejects_what_the_grammar_forbids(harmony_tokenizer):
+    from thinkgate.constraint import ReasonerGrammar, compile_tool_grammar
+    from thinkgate.constraint.reasoner import Phase
+
+    tok = harmony_tokenizer
+    g = ReasonerGrammar(compile_tool_grammar(tok, "gpt_oss", TOOLS, "required"), thinking=True)
+    assert g.accept_token(_ids(tok, "<|end|>")[0])
+    assert not g.accept_token(_ids(tok, "Hello")[0]) and g.phase == Phase.ERROR  # <|start|> must follow
+    g = ReasonerGrammar(compile_tool_grammar(tok, "gpt_oss", TOOLS, "required"), thinking="auto")
+    # the final channel is no option when a call is required
+    assert g.accept_token(_ids(tok, "<|channel|>")[0])
+    assert not g.accept_token(_ids(tok, "final")[0]) and "not allowed" in g.error
+
+
+def test_thinking_budget_spent_no_second_analysis_message(harmony_tokenizer):
+    from thinkgate.constraint import ReasonerGrammar, compile_tool_grammar
+    from thinkgate.constraint.reasoner import Phase
+
+    tok = harmony_tokenizer
+    g = ReasonerGrammar(compile_tool_grammar(tok, "gpt_oss", TOOLS, "auto"), thinking=True, thinking_budget=2)
+    a, b = _ids(tok, " alpha beta")[:2]
+    assert g.accept_tokens([a, b]) and g.forcing_close
+    assert _allowed(g, len(tok)) == set(_ids(tok, "<|end|>"))
+    assert g.accept_tokens(_ids(tok, "<|end|><|start|>assistant")) and g.phase == Phase.CONSTRAINED
+    channel, analysis = _ids(tok, "<|channel|>analysis")
+    assert g.accept_token(channel) and analysis not in _allowed(g, len(tok))
+
+
+def test_random_walks_with_thinking_auto_are_valid(harmony_tokenizer):
+    """Seeded random walks from the prompt's <|start|>assistant, every other one steered into
+    the analysis channel (budget 4): each ends in a call valid against the schema."""
+    import jsonschema
+    import torch
+
+    from thinkgate.constraint import BatchMasker, ReasonerGrammar, compile_tool_grammar
+    from thinkgate.constraint.vocabulary import vocabulary_for
+
+    tok = harmony_tokenizer
+    schema = {"type": "object", "properties": {"location": {"type": "string", "maxLength": 6}, "days": {"type": "integer", "minimum": 1, "maximum": 5}}, "required": ["location", "days"], "additionalProperties": False}
+    tools = [{"type": "function", "function": {"name": "get_weather", "parameters": schema}}]
+    grammar = compile_tool_grammar(tok, "gpt_oss", tools, "required")
+    vocab = vocabulary_for(tok)
+    gen = torch.Generator().manual_seed(3)
+    open_ids = _ids(tok, "<|channel|>analysis<|message|>")
+    for walk in range(12):
+        g = ReasonerGrammar(grammar, thinking="auto", thinking_budget=4)
+        masker = BatchMasker(vocab.size, 1)
+        ids = []
+        while not g.is_terminated() and len(ids) < 300:
+            logits = torch.randn(1, vocab.size, generator=gen)
+            masker([g], logits)
+            tid = int(logits.argmax())
+            if walk % 2 and len(ids) < len(open_ids):
+                tid = open_ids[len(ids)]
+                assert torch.isfinite(logits[0, tid])
+            assert g.accept_token(tid), g.error
+            ids.append(tid)
+        assert g.is_terminated()
+        m = parse(tok.decode(ids[:-1], skip_special_tokens=False), format="gpt_oss", tools=tools, token_ids=ids[:-1], tokenizer=tok)
+        [call] = m.tool_calls
+        jsonschema.validate(json.loads(call.arguments), schema)
+        assert m.invalid_tool_calls == [] and (m.reasoning_content is not None) == (ids[:3] == open_ids)
