@@ -76,6 +76,19 @@ def test_formats_and_inspect(tmp_path, capsys):
     assert "keyword 'not'" in capsys.readouterr().err
 
 
+def test_inspect_gpt_oss_with_its_own_vocabulary(tmp_path, capsys, harmony_tokenizer):
+    from schemas import REALISTIC
+
+    tools = tmp_path / "tools.json"
+    tools.write_text(json.dumps(REALISTIC))
+    harmony_tokenizer.save_pretrained(tmp_path / "tok")
+    for tokenizer in (str(tmp_path / "tok"), "deepseek"):
+        assert main(["inspect", "--format", "gpt_oss", "--tools", str(tools), "--tool-choice", "required", "--tokenizer", tokenizer]) == 0
+        out = capsys.readouterr().out
+        assert "<|start|>assistant<|channel|>commentary to=functions." in out
+        assert "the grammar accepts it, token by token: yes" in out
+
+
 def test_detect_reads_a_template_file_a_tokenizer_config_or_a_model_directory(tmp_path, capsys):
     from thinkgate.formats.templates import chat_template
 

@@ -139,9 +139,18 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         value = example_value(fn.get("parameters") or {"type": "object"})
         jsonschema.validate(value, fn.get("parameters") or {"type": "object"})
         calls.append((fn["name"], json.dumps(value, ensure_ascii=False)))
-    example = fmt.tools.section_text(calls)
+    msgs = fmt.tools.messages
+    if msgs is not None:
+        # harmony: one call ends a generation; the grammar starts after <|start|>assistant and
+        # ends where the stop token <|call|> comes
+        role = msgs.start + msgs.role
+        example = fmt.tools.call_text(*calls[0])[len(role) : -len(fmt.tools.call_end)]
+        shown = fmt.reasoning.close + role + example + fmt.tools.call_end
+    else:
+        example = fmt.tools.section_text(calls)
+        shown = fmt.reasoning.close + "\n\n" + example
     print("\n# an example of a valid output (after the reasoning)")
-    print(fmt.reasoning.close + "\n\n" + example)
+    print(shown)
     if tokenizer is not None:
         import xgrammar as xgr
 
