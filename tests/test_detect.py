@@ -15,6 +15,7 @@ from thinkgate.formats import (
     DEEPSEEK_R1,
     DEEPSEEK_V3,
     DEEPSEEK_V3_1,
+    GPT_OSS,
     KIMI_K2,
     MISTRAL,
     QWEN3,
@@ -280,6 +281,45 @@ MISTRAL_LIKE = (
     "{%- elif message['role'] == 'tool' -%}[TOOL_RESULTS]{{ message['content'] }}[/TOOL_RESULTS]"
     "{%- endif -%}{%- endfor -%}"
 )
+
+
+# gpt-oss (harmony), after its published chat template: a system message with the tools as a
+# TypeScript-like namespace, each turn <|start|>ROLE<|message|>…<|end|>; an assistant call written
+# recipient first (to=functions.NAME<|channel|>commentary json), only the first call of a turn,
+# arguments through tojson; the thinking of a call turn in an analysis message; tool results from
+# functions.NAME to=assistant; the generation prompt <|start|>assistant.
+GPT_OSS_LIKE = (
+    "{{- '<|start|>system<|message|>You are ChatGPT, a large language model trained by OpenAI.\\n"
+    "Reasoning: medium\\n\\n# Valid channels: analysis, commentary, final. Channel must be included for every message.' }}"
+    "{%- if tools %}{{- '\\nCalls to these tools must go to the commentary channel: \\'functions\\'.' }}{%- endif %}"
+    "{{- '<|end|>' }}"
+    "{%- if tools %}{{- '<|start|>developer<|message|># Tools\\n\\n## functions\\n\\nnamespace functions {\\n' }}"
+    "{%- for tool in tools %}{{- '\\ntype ' + tool.function.name + ' = (_: ' + (tool.function.parameters | tojson) + ') => any;\\n' }}{%- endfor %}"
+    "{{- '\\n} // namespace functions<|end|>' }}{%- endif %}"
+    "{%- set last_tool_call = namespace(name=none) %}"
+    "{%- for message in messages -%}"
+    "{%- if message.role == 'assistant' -%}"
+    "{%- if message.tool_calls %}"
+    "{%- set tool_call = message.tool_calls[0] %}{%- if tool_call.function %}{%- set tool_call = tool_call.function %}{%- endif %}"
+    "{%- if message.thinking %}{{- '<|start|>assistant<|channel|>analysis<|message|>' + message.thinking + '<|end|>' }}{%- endif %}"
+    "{{- '<|start|>assistant to=' }}{{- 'functions.' + tool_call.name + '<|channel|>commentary ' }}"
+    "{{- (tool_call.content_type if tool_call.content_type is defined else 'json') + '<|message|>' }}"
+    "{{- tool_call.arguments | tojson }}{{- '<|call|>' }}"
+    "{%- set last_tool_call.name = tool_call.name %}"
+    "{%- else %}{{- '<|start|>assistant<|channel|>final<|message|>' + (message.content or '') + '<|end|>' }}{%- endif %}"
+    "{%- elif message.role == 'tool' -%}"
+    "{{- '<|start|>functions.' + last_tool_call.name + ' to=assistant<|channel|>commentary<|message|>' + (message.content | tojson) + '<|end|>' }}"
+    "{%- elif message.role == 'user' -%}{{- '<|start|>user<|message|>' + message.content + '<|end|>' }}"
+    "{%- endif -%}"
+    "{%- endfor -%}"
+    "{%- if add_generation_prompt -%}<|start|>assistant{%- endif -%}"
+)
+
+
+def test_gpt_oss_template_is_harmony():
+    # The calls are read with the harmony parser (recipient before the channel, one call a turn);
+    # the prompt ends in <|start|>assistant, and the model opens the analysis channel itself.
+    assert detect(GPT_OSS_LIKE) is GPT_OSS
 
 
 @pytest.mark.parametrize("fmt", [DEEPSEEK_R1, DEEPSEEK_V3, DEEPSEEK_V3_1])

@@ -8,6 +8,11 @@ behaves as ``apply_chat_template`` does) on probe conversations and compares the
   the arguments spelled as the template spelled them) appears for every call, in order, joined by
   its separator, after its section marker. Junk before the section (``None`` for empty content)
   and a section end left out after a single call are tolerated: real templates do both.
+* **harmony** (gpt-oss): a candidate whose output is channel messages is not found by its exact
+  call text, since gpt-oss's template writes the recipient before the channel
+  (``<|start|>assistant to=functions.NAME<|channel|>commentary json<|message|>…``) and only the
+  first call of a turn; the renders are read with the format's own parser instead, and it fits
+  when the probe calls (the first of two, at least) come out with their arguments.
 * **reasoning**: the prompt (``add_generation_prompt=True``) under thinking on, off and unset, and
   an assistant turn whose ``reasoning_content`` is a probe. Markers come from the text around the
   rendered reasoning, else from what the thinking toggle adds to the prompt, else from a tag the
@@ -208,6 +213,20 @@ def _section_length(tools: ToolCallFormat, text: str, n: int) -> Optional[int]:
     return None
 
 
+def _messages_length(fmt: ChatFormat, text: str, n: int) -> Optional[int]:
+    """For a format of channel messages: the length of the probe calls the format's parser reads
+    in ``text`` (the first ``k`` of the ``n`` probes, ``k`` at least 1: gpt-oss's template writes
+    one call per turn), or None."""
+    from ..parsing import parse  # here, not at the top: parsing imports formats
+
+    message = parse(text, format=fmt, thinking="auto", on_invalid_call="drop")
+    calls = [(c.name, json.loads(c.arguments)) for c in message.tool_calls]
+    probes = [(name, args) for name, args in _CALLS[:n]]
+    if not calls or calls != probes[: len(calls)]:
+        return None
+    return sum(len(fmt.tools.call_text(name, json.dumps(args))) for name, args in calls)
+
+
 def _match_tools(render: Renderer, candidates: list[ChatFormat]) -> list[ChatFormat]:
     """The candidates whose tool layout the template writes; the most specific (longest match) win."""
     renders: dict[str, dict[int, list[str]]] = {}
@@ -220,7 +239,8 @@ def _match_tools(render: Renderer, candidates: list[ChatFormat]) -> list[ChatFor
     for c in candidates:
         # One call and two calls must each be found in some variant (R1 writes calls only when the
         # content is None); a longer match is a more specific layout.
-        found = [[x for x in (_section_length(c.tools, t, n) for t in texts) if x] for n, texts in renders[c.tools.call_id].items()]
+        length = _messages_length if c.tools.messages is not None else _section_length
+        found = [[x for x in (length(c if c.tools.messages else c.tools, t, n) for t in texts) if x] for n, texts in renders[c.tools.call_id].items()]
         scores.append(sum(max(f) for f in found) if all(found) else None)
     if any(s is not None for s in scores):
         top = max(s for s in scores if s is not None)
