@@ -287,3 +287,32 @@ def test_random_walks_with_thinking_auto_are_valid(harmony_tokenizer):
         [call] = m.tool_calls
         jsonschema.validate(json.loads(call.arguments), schema)
         assert m.invalid_tool_calls == [] and (m.reasoning_content is not None) == (ids[:3] == open_ids)
+
+
+def test_reasoning_only_hands_the_rest_over_as_written():
+    """What vLLM's reasoning parser plugin does: reasoning split off, the rest verbatim for the
+    tool parser, which reads it from a header on."""
+    preamble = "<|start|>assistant<|channel|>commentary<|message|>One moment.<|end|>"
+    text = "<|channel|>analysis<|message|>A<|end|><|start|>assistant<|channel|>analysis<|message|>B<|end|>" + preamble + CALL
+    m = every_chunking_agrees(text, reasoning_only=True)
+    assert (m.reasoning_content, m.content) == ("A\nB", preamble + CALL)
+    answer = read(m.content, thinking=False)
+    assert answer.content == "One moment." and [c.name for c in answer.tool_calls] == ["get_weather"]
+
+
+def test_where_reasoning_ends_in_token_ids(harmony_tokenizer):
+    from thinkgate.parsing.thinking import AnalysisIds
+
+    tok = harmony_tokenizer
+    ids = AnalysisIds("gpt_oss", tok)
+    prompt = _ids(tok, "<|start|>user<|message|>Hi<|end|><|start|>assistant")
+    assert not ids.ended(prompt)  # the user's <|end|> closes no reasoning
+    thinking = _ids(tok, "<|channel|>analysis<|message|>Hmm")
+    assert not ids.ended(prompt + thinking)
+    closed = thinking + _ids(tok, "<|end|>")
+    assert ids.ended(prompt + closed)
+    answer = _ids(tok, "<|start|>assistant<|channel|>final<|message|>Hi")
+    assert ids.content_from(closed + answer) == len(closed)
+    assert ids.ended(_ids(tok, "<|channel|>final<|message|>Hi")) and ids.content_from(answer) == 0
+    with pytest.raises(ValueError, match="channel messages"):
+        AnalysisIds("deepseek_r1", tok)

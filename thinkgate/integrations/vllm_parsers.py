@@ -37,6 +37,7 @@ from ..parsing import (
     parse,
     thinking_from_prompt,
 )
+from ..parsing.thinking import AnalysisIds
 from .vllm import OPTION_KEY, RequestOptions
 
 PREFIX = "thinkgate_"
@@ -75,6 +76,8 @@ class ThinkgateReasoningParser(ReasoningParser):
         super().__init__(tokenizer, *args, **kwargs)
         self._open = tokenizer.convert_tokens_to_ids(self.format.reasoning.open)
         self._close = tokenizer.convert_tokens_to_ids(self.format.reasoning.close)
+        # harmony: <|end|> ends every message; reasoning is the analysis channel's
+        self._analysis = AnalysisIds(self.format, tokenizer) if self.format.tools.messages is not None else None
         self._thinking: Any = None
         self._stream: Optional[StreamParser] = None
 
@@ -92,6 +95,8 @@ class ThinkgateReasoningParser(ReasoningParser):
     def is_reasoning_end(self, input_ids: Sequence[int]) -> bool:
         # The last marker decides: a conversation's history holds earlier </think>s, and a
         # generation prompt that ends in <think> reopens reasoning.
+        if self._analysis is not None:
+            return self._analysis.ended(input_ids)
         for t in reversed(input_ids):
             if t == self._close:
                 return True
@@ -100,12 +105,16 @@ class ThinkgateReasoningParser(ReasoningParser):
         return False
 
     def extract_content_ids(self, input_ids: list[int]) -> list[int]:
+        if self._analysis is not None:
+            return input_ids[self._analysis.content_from(input_ids) :]
         if self._close not in input_ids:
             return []
         return input_ids[input_ids.index(self._close) + 1 :]
 
     def count_reasoning_tokens(self, token_ids: Sequence[int]) -> int:
         ids = list(token_ids)
+        if self._analysis is not None:
+            return self._analysis.content_from(ids) or (0 if self._analysis.ended(ids) else len(ids))
         return ids.index(self._close) if self._close in ids else len(ids)
 
     def extract_reasoning(self, model_output: str, request: Any) -> tuple[Optional[str], Optional[str]]:

@@ -55,6 +55,7 @@ class HarmonyStage(enum.IntEnum):
     BETWEEN = 5  # after a message's end, before the next <|start|>
     INVALID_CALL = 6  # a call that cannot be read, up to its end
     STOPPED = 7  # strict mode after an invalid call: the rest is ignored
+    VERBATIM = 8  # reasoning_only, past the reasoning: the rest is handed over as it is
 
 
 class HarmonyMachine:
@@ -109,6 +110,7 @@ class HarmonyMachine:
             HarmonyStage.BETWEEN: self._between,
             HarmonyStage.INVALID_CALL: self._invalid_call,
             HarmonyStage.STOPPED: self._stopped,
+            HarmonyStage.VERBATIM: self._verbatim_rest,
         }
         # The prompt opened the analysis channel (True), or the model writes the first header;
         # False and "auto" differ only for the grammar (may the model open the analysis channel).
@@ -288,7 +290,7 @@ class HarmonyMachine:
         self._end_reasoning()
         self._say((self._m.start if self._after_start else "") + raw)
         self._after_start = False
-        self.stage = HarmonyStage.CONTENT
+        self.stage = HarmonyStage.VERBATIM if self._verbatim else HarmonyStage.CONTENT
 
     def _open_message(self) -> None:
         """Read the header just completed and enter its body."""
@@ -297,6 +299,13 @@ class HarmonyMachine:
         self._after_start = False
         header = _read_header(parts, self._m)
         m = self._m
+        if self._verbatim and (header is None or header[1] is not None or header[0] != m.reasoning_channel):
+            # reasoning_only: the first message that is not reasoning, and all after it, go to
+            # the engine's tool parser as they were written
+            self._end_reasoning()
+            self._say(raw)
+            self.stage = HarmonyStage.VERBATIM
+            return
         if header is None:
             self._end_reasoning()
             self._say(raw)
@@ -342,6 +351,10 @@ class HarmonyMachine:
 
     def _between(self, buf: str, pos: int, credits: Credits | None) -> int:
         p, m, end = self._find(self._in_between, buf, pos, credits)
+        if self._verbatim and buf[pos:end].strip():
+            self._end_reasoning()
+            self.stage = HarmonyStage.VERBATIM
+            return pos
         if end > pos:
             self._end_reasoning()
             self._say(buf[pos:end])  # stray text between messages is answer text
@@ -439,6 +452,10 @@ class HarmonyMachine:
         return at
 
     def _stopped(self, buf: str, pos: int, credits: Credits | None) -> int:
+        return len(buf)
+
+    def _verbatim_rest(self, buf: str, pos: int, credits: Credits | None) -> int:
+        self._say(buf[pos:])
         return len(buf)
 
     # ------------------------------------------------------------------ calls

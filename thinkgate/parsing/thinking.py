@@ -83,3 +83,50 @@ def thinking_from_prompt(
 def _is_space(tokenizer: Any, token_id: int) -> bool:
     text = tokenizer.decode([token_id])
     return bool(text) and text.isspace()
+
+
+class AnalysisIds:
+    """Where reasoning ends in token ids, for a format of channel messages (harmony), where the
+    close marker ``<|end|>`` ends every message and reasoning is the analysis channel's."""
+
+    def __init__(self, fmt: ChatFormat | str, tokenizer: Any) -> None:
+        fmt = get_format(fmt)
+        msgs = fmt.tools.messages
+        if msgs is None:
+            raise ValueError(f"format {fmt.name!r} does not write channel messages")
+        self.open_ids = open_marker_ids(fmt, tokenizer) or ()
+        self.close = single_token_id(tokenizer, fmt.reasoning.close)
+        self.message = single_token_id(tokenizer, msgs.message)
+
+    def _is_analysis(self, ids: Sequence[int], i: int) -> bool:
+        """Whether the message marker at ``i`` opens an analysis message."""
+        k = len(self.open_ids)
+        return k > 0 and i + 1 >= k and tuple(ids[i + 1 - k : i + 1]) == self.open_ids
+
+    def ended(self, ids: Sequence[int]) -> bool:
+        """Whether reasoning is over at the end of ``ids``: the last message marker opened a
+        message that is not analysis, or the last ``<|end|>`` closed an analysis message (one
+        that closed a user or tool message, as a prompt's last does, says nothing has begun)."""
+        i = len(ids) - 1
+        while i >= 0:
+            t = ids[i]
+            if t == self.message:
+                return not self._is_analysis(ids, i)
+            if t == self.close:
+                j = i - 1
+                while j >= 0 and ids[j] != self.message:
+                    j -= 1
+                return j >= 0 and self._is_analysis(ids, j)
+            i -= 1
+        return False
+
+    def content_from(self, ids: Sequence[int]) -> int:
+        """Where the answer's ids start: after the ``<|end|>`` of the last analysis message (0
+        when there is none)."""
+        start, in_analysis = 0, False
+        for i, t in enumerate(ids):
+            if t == self.message:
+                in_analysis = self._is_analysis(ids, i)
+            elif t == self.close and in_analysis:
+                start, in_analysis = i + 1, False
+        return start
