@@ -1,7 +1,10 @@
 """ReasonerGrammar: one request's constraint: free while thinking, the tool grammar after it.
 
 Phases: OPENING (thinking "auto": the first token may open ``<think>``) → THINKING → CONSTRAINED
-→ DONE, or ERROR when a token the grammar forbids was sampled. While THINKING a step costs a
+→ DONE, or ERROR when a token the grammar forbids was sampled. A format of channel messages
+(harmony) opens reasoning with several tokens (``<|channel|>analysis<|message|>``), closes it with
+``<|end|>`` after which CLOSING forces ``<|start|>assistant``, and then OPENING again: the next
+message may be analysis too. While THINKING a step costs a
 comparison: no bitmask is filled and no logits are touched, with two exceptions that each cost
 one row: the step a ``thinking_budget`` forces ``</think>``, and (for tool_choice ``required`` or
 a named tool, where an answer without a call is invalid) the end-of-sequence logit, which is

@@ -28,7 +28,9 @@ class ReasoningFormat:
     """The markers around a model's thinking, and how its chat template starts an output.
 
     ``default_thinking`` is the stage an output starts in when the prompt does not tell
-    (see :func:`thinkgate.parsing.thinking_from_prompt`).
+    (see :func:`thinkgate.parsing.thinking_from_prompt`). In a format of channel messages
+    (harmony) ``open`` is the analysis channel's header, several tokens, and ``close`` ends every
+    message, not only reasoning.
     """
 
     open: str
