@@ -28,12 +28,15 @@ class ReasoningFormat:
     """The markers around a model's thinking, and how its chat template starts an output.
 
     ``default_thinking`` is the stage an output starts in when the prompt does not tell
-    (see :func:`thinkgate.parsing.thinking_from_prompt`).
+    (see :func:`thinkgate.parsing.thinking_from_prompt`). ``toggle`` is the chat-template
+    keyword that switches thinking on and off (the template then opens or closes the reasoning in
+    the prompt); empty when the template has none.
     """
 
     open: str
     close: str
     default_thinking: Thinking = "auto"
+    toggle: str = ""
 
 
 @dataclass(frozen=True)
