@@ -341,6 +341,25 @@ def test_v3_0324_template_is_v3_not_r1():
 
 def test_v3_1_official_template_with_its_thinking_toggle():
     assert detect(V3_1_OFFICIAL) is DEEPSEEK_V3_1
+    assert DEEPSEEK_V3_1.reasoning.toggle == "thinking"
+
+
+def test_the_thinking_toggle_is_read_by_its_keyword():
+    # The V3.1 layout read under Qwen3's keyword: the same prompts, another toggle.
+    fmt = detect(V3_1_OFFICIAL.replace("thinking", "enable_thinking"))
+    assert fmt.name == "deepseek_v3_1:detected"
+    assert fmt.reasoning == dataclasses.replace(DEEPSEEK_V3_1.reasoning, toggle="enable_thinking")
+    # A toggle that changes nothing in the prompt is no toggle: the format's own stands.
+    assert detect(QWEN3_OFFICIAL).reasoning.toggle == "enable_thinking"
+    assert _toggle_of(QWEN3_OFFICIAL.replace("enable_thinking is defined and enable_thinking is false", "false")) is None
+
+
+def _toggle_of(template):
+    from thinkgate.formats.detection import _renderer, _toggle, _TOGGLES, _user_turn
+
+    render = _renderer(template, {"bos_token": "", "eos_token": ""})
+    prompts = {t: render(_user_turn(), add_generation_prompt=True, **kw) for t, kw in _TOGGLES.items()}
+    return _toggle(render, prompts)
 
 
 def test_v3_1_layout_forced_open_gives_a_derived_format():
@@ -349,7 +368,8 @@ def test_v3_1_layout_forced_open_gives_a_derived_format():
     forced = V3_1_OFFICIAL.replace("{%- if not thinking %}{{ '</think>' }}{%- else %}{{ '<think>' }}{%- endif %}", "{{ '<think>' }}")
     fmt = detect(forced)
     assert fmt.name == "deepseek_v3_1:detected"
-    assert fmt.reasoning == ReasoningFormat("<think>", "</think>", default_thinking=True)
+    # The template ignores the toggle: no evidence against V3.1's own, which stands.
+    assert fmt.reasoning == ReasoningFormat("<think>", "</think>", default_thinking=True, toggle="thinking")
     assert fmt.tools == DEEPSEEK_V3_1.tools and fmt.eos == DEEPSEEK_V3_1.eos
     assert fmt == dataclasses.replace(DEEPSEEK_V3_1, name=fmt.name, reasoning=fmt.reasoning, aliases=(), description=fmt.description)
 
@@ -359,7 +379,7 @@ def test_markers_are_read_from_the_template_not_assumed():
     renamed = V3_1_OFFICIAL.replace("think>", "reasoning>")
     fmt = detect(renamed)
     assert fmt.name == "deepseek_v3_1:detected"
-    assert fmt.reasoning == ReasoningFormat("<reasoning>", "</reasoning>", default_thinking="auto")
+    assert fmt.reasoning == ReasoningFormat("<reasoning>", "</reasoning>", default_thinking="auto", toggle="thinking")
 
 
 def test_qwen3_template():
@@ -371,7 +391,7 @@ def test_qwen3_markers_come_from_the_rendered_reasoning():
     no_toggle = QWEN3_OFFICIAL.replace("enable_thinking is defined and enable_thinking is false", "false")
     assert detect(no_toggle) is QWEN3
     renamed = no_toggle.replace("<think>", "<thought>").replace("</think>", "</thought>")
-    assert detect(renamed).reasoning == ReasoningFormat("<thought>", "</thought>", "auto")
+    assert detect(renamed).reasoning == ReasoningFormat("<thought>", "</thought>", "auto", toggle="enable_thinking")
 
 
 def test_hermes_qwen25_template_without_thinking_is_qwen3():
@@ -470,3 +490,14 @@ def test_without_transformers_rendering_the_same_jinja_setup_is_used(monkeypatch
     looped = "{% for m in messages %}{% if m.role == 'system' %}{% continue %}{% endif %}{{ m.content }}{% endfor %}"
     with pytest.raises(ValueError, match="renders no tool calls"):
         detect(looped)
+
+
+def test_apply_chat_template_switches_thinking_by_the_formats_keyword(qwen_tokenizer):
+    from thinkgate.formats.templates import apply_chat_template
+
+    # Qwen3's template reads enable_thinking only; off, it closes an empty reasoning block.
+    turn = [{"role": "user", "content": "hi"}]
+    off = qwen_tokenizer.decode(apply_chat_template(qwen_tokenizer, turn, QWEN3, thinking=False, template=QWEN3_OFFICIAL))
+    on = qwen_tokenizer.decode(apply_chat_template(qwen_tokenizer, turn, QWEN3, thinking=True, template=QWEN3_OFFICIAL))
+    assert off.endswith("<|im_start|>assistant\n<think>\n\n</think>\n\n")
+    assert on.endswith("<|im_start|>assistant\n")

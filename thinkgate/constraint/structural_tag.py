@@ -29,6 +29,7 @@ from xgrammar.structural_tag import (
 from xgrammar.structural_tag import TokenDispatchFormat, TriggeredTagsFormat, TagFormat
 
 from ..formats import ChatFormat, get_format
+from ..formats.base import TemplatePart, template_parts
 from .harmony_tag import harmony_tag, header_after_role
 from .schema import PreparedSchema, prepare
 from .schema_nodes import Node, call_object_node
@@ -151,25 +152,27 @@ class _Markers:
         tid = self.ids.get(marker)
         return TokenFormat(token=tid) if tid is not None else ConstStringFormat(value=marker)
 
-    def text(self, template: str, name: Optional[str], sep: str) -> list[Format]:
-        """A header or footer template as elements, adjacent text merged."""
+    def text(self, parts: list[TemplatePart], name: Optional[str], sep: str) -> list[Format]:
+        """Parts of a header or footer template as elements, adjacent text merged; an id the
+        model may write is left out (a grammar never has one written)."""
         out: list[Format] = []
-        template = template.replace("{call_id}", "")  # an id the model may write; a grammar never has it written
-        for part in re.split(r"(\{sep\}|\{name\}|\{index\})", template):
-            if part == "{sep}":
+        for kind, text in parts:
+            if kind == "sep":
                 out.append(self.element(sep))
                 continue
-            if part == "{index}":
+            if kind == "index":
                 out.append(RegexFormat(pattern=CALL_INDEX))
                 continue
-            if part == "{name}":
-                part = name or ""
-            if not part:
+            if kind == "id":
+                continue
+            if kind == "name":
+                text = name or ""
+            if not text:
                 continue
             if out and isinstance(out[-1], ConstStringFormat):
-                out[-1] = ConstStringFormat(value=out[-1].value + part)
+                out[-1] = ConstStringFormat(value=out[-1].value + text)
             else:
-                out.append(ConstStringFormat(value=part))
+                out.append(ConstStringFormat(value=text))
         return out
 
 
@@ -230,17 +233,19 @@ def build_spec(
         return GrammarSpec(fmt, choice, chosen, parallel_tool_calls, StructuralTag(format=tag), marks.ids)
 
     json_object = t.layout == "json_object"
-    head_template, _, tail_template = t.header.partition("{name}")
-    prefix = [] if json_object else marks.text(head_template, None, t.sep)
+    header, footer = template_parts(t.header), template_parts(t.footer)
+    # The part of the header before the tool's name is written once for all tools.
+    at_name = next((i for i, (kind, _) in enumerate(header) if kind == "name"), 0)
+    prefix = [] if json_object else marks.text(header[:at_name], None, t.sep)
 
     def body(spec: ToolSpec) -> Format:
         if json_object:  # the name is a constant inside the call object
             arguments = [JSONSchemaFormat(json_schema=call_object_schema(t, spec), max_whitespace_cnt=max_whitespace)]
-            return _seq(marks.text(t.header, None, t.sep) + arguments + marks.text(t.footer, None, t.sep))
+            return _seq(marks.text(header, None, t.sep) + arguments + marks.text(footer, None, t.sep))
         return _seq(
-            marks.text("{name}" + tail_template, spec.name, t.sep)
+            marks.text(header[at_name:], spec.name, t.sep)
             + [JSONSchemaFormat(json_schema=spec.schema.xgrammar_schema, max_whitespace_cnt=max_whitespace)]
-            + marks.text(t.footer, None, t.sep)
+            + marks.text(footer, None, t.sep)
         )
 
     def call_rest() -> list[Format]:
@@ -262,7 +267,7 @@ def build_spec(
         return [x for x in (t.section_begin and marks.element(t.section_begin), calls, t.section_end and marks.element(t.section_end)) if x]
 
     calls = more(_seq([marks.element(t.call_begin), *call_rest()]))
-    trigger = t.section_begin or t.call_begin
+    trigger = t.trigger
     text_excludes = [m for m in fmt.markers if m != fmt.eos]
     if choice == "none":
         if by_id:
@@ -277,7 +282,7 @@ def build_spec(
             begin = marks.ids[trigger]
             tag = TokenDispatchFormat(rules=[(begin, rest)], loop=False, exclude_tokens=sorted(i for i in control_ids if i != begin))
         else:
-            end = t.section_end or t.call_end
+            end = t.markup_end
             content = calls if t.section_begin else _seq(call_rest()[:-1] if t.call_end else call_rest())
             tag = TriggeredTagsFormat(
                 triggers=[trigger],

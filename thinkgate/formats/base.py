@@ -28,14 +28,17 @@ class ReasoningFormat:
     """The markers around a model's thinking, and how its chat template starts an output.
 
     ``default_thinking`` is the stage an output starts in when the prompt does not tell
-    (see :func:`thinkgate.parsing.thinking_from_prompt`). In a format of channel messages
-    (harmony) ``open`` is the analysis channel's header, several tokens, and ``close`` ends every
-    message, not only reasoning.
+    (see :func:`thinkgate.parsing.thinking_from_prompt`). ``toggle`` is the chat-template
+    keyword that switches thinking on and off (the template then opens or closes the reasoning in
+    the prompt); empty when the template has none. In a format of channel messages (harmony)
+    ``open`` is the analysis channel's header, several tokens, and ``close`` ends every message,
+    not only reasoning.
     """
 
     open: str
     close: str
     default_thinking: Thinking = "auto"
+    toggle: str = ""
 
 
 @dataclass(frozen=True)
@@ -145,15 +148,26 @@ class ToolCallFormat:
         more = self.messages.markers if self.messages is not None else ()
         return tuple(dict.fromkeys(m for m in (*own, *more) if m))
 
+    @property
+    def trigger(self) -> str:
+        """The marker that opens the tool markup: the section's, or the first call's where calls
+        have no section around them (Qwen3, Mistral)."""
+        return self.section_begin or self.call_begin
+
+    @property
+    def markup_end(self) -> str:
+        """The marker that closes the tool markup (empty where a call ends with its JSON)."""
+        return self.section_end or self.call_end
+
     def header_text(self, name: str, index: int = 0) -> str:
         """The exact header the model writes for tool ``name`` as call ``index``."""
-        return self.header.replace(CALL_ID, "").replace(SEP, self.sep).replace(NAME, name).replace(INDEX, str(index))
+        values = {"sep": self.sep, "name": name, "index": str(index), "id": ""}
+        return "".join(values.get(kind, text) for kind, text in template_parts(self.header))
 
     def header_pattern(self, name: str) -> str:
         """A regular expression for the headers of tool ``name`` (any call index)."""
-        parts = re.split(r"(\{sep\}|\{name\}|\{index\})", self.header.replace(CALL_ID, ""))
-        table = {SEP: re.escape(self.sep), NAME: re.escape(name), INDEX: "[0-9]+"}
-        return "".join(table.get(p, re.escape(p)) for p in parts)
+        values = {"sep": re.escape(self.sep), "name": re.escape(name), "index": "[0-9]+", "id": ""}
+        return "".join(values.get(kind, re.escape(text)) for kind, text in template_parts(self.header))
 
     def call_object(self, name: str, arguments: str) -> str:
         """json_object layout: the object that names the tool and holds its arguments."""
@@ -175,31 +189,36 @@ class ToolCallFormat:
         """The header as pieces for a tolerant reader: every whitespace run becomes optional
         whitespace, so ``NAME\\n```json\\n`` also reads ``NAME ```json``.
         """
-        template = self.header.replace(SEP, "\0S\0").replace(NAME, "\0N\0").replace(INDEX, "\0I\0").replace(CALL_ID, "\0C\0")
-        return _pieces(template, self.sep, self.id_marker)
+        return self._pieces(self.header)
 
     def footer_pieces(self) -> tuple[HeaderPiece, ...]:
-        return _pieces(self.footer, self.sep, self.id_marker)
+        return self._pieces(self.footer)
+
+    def _pieces(self, template: str) -> tuple[HeaderPiece, ...]:
+        out: list[HeaderPiece] = []
+        for kind, text in template_parts(template):
+            if kind == "sep":
+                out.append(HeaderPiece("marker", self.sep))
+            elif kind == "id":
+                out.append(HeaderPiece("id", self.id_marker))
+            elif kind != "text":
+                out.append(HeaderPiece(kind))
+            else:
+                out += (HeaderPiece("space") if run.isspace() else HeaderPiece("text", run) for run in re.split(r"(\s+)", text) if run)
+        return tuple(out)
 
 
-def _pieces(template: str, sep: str, id_marker: str) -> tuple[HeaderPiece, ...]:
-    out: list[HeaderPiece] = []
-    for part in re.split(r"(\0S\0|\0N\0|\0I\0|\0C\0|\s+)", template):
-        if not part:
-            continue
-        if part == "\0S\0":
-            out.append(HeaderPiece("marker", sep))
-        elif part == "\0N\0":
-            out.append(HeaderPiece("name"))
-        elif part == "\0I\0":
-            out.append(HeaderPiece("index"))
-        elif part == "\0C\0":
-            out.append(HeaderPiece("id", id_marker))
-        elif part.isspace():
-            out.append(HeaderPiece("space"))
-        else:
-            out.append(HeaderPiece("text", part))
-    return tuple(out)
+_PLACEHOLDERS = {SEP: "sep", NAME: "name", INDEX: "index", CALL_ID: "id"}
+_PLACEHOLDER = re.compile("(" + "|".join(re.escape(p) for p in _PLACEHOLDERS) + ")")
+
+TemplatePart = tuple[Literal["text", "sep", "name", "index", "id"], str]
+
+
+def template_parts(template: str) -> list[TemplatePart]:
+    """A header or footer template as its literal text and placeholders, in order: the one
+    reading of the template that the header's text, its pattern, the parser's pieces and the
+    grammar's elements are all derived from. ``("text", literal)`` or ``(kind, placeholder)``."""
+    return [(_PLACEHOLDERS.get(part, "text"), part) for part in _PLACEHOLDER.split(template) if part]
 
 
 @dataclass(frozen=True)

@@ -78,7 +78,7 @@ DEEPSEEK_V3 = ChatFormat(
 DEEPSEEK_V3_1 = ChatFormat(
     name="deepseek_v3_1",
     # The prompt ends in "<think>" (thinking on) or "</think>" (off); read it from the prompt ids.
-    reasoning=ReasoningFormat(open=THINK_OPEN, close=THINK_CLOSE, default_thinking="auto"),
+    reasoning=ReasoningFormat(open=THINK_OPEN, close=THINK_CLOSE, default_thinking="auto", toggle="thinking"),
     tools=SEP_JSON,
     eos=END_OF_SENTENCE,
     aliases=("deepseekv31", "deepseek_v31", "deepseek-v3.1", "deepseek_v3.1"),

@@ -18,7 +18,8 @@ behaves as ``apply_chat_template`` does) on probe conversations and compares the
   rendered reasoning, else from what the thinking toggle adds to the prompt, else from a tag the
   prompt ends in whose closing twin (``<x>`` / ``</x>``) the template source spells. A prompt that
   ends in the open marker when nothing asks for thinking means the template forces reasoning open
-  (``default_thinking=True``).
+  (``default_thinking=True``). The toggle is the keyword (``thinking`` or ``enable_thinking``)
+  that alone changes the prompt as both do.
 
 The result is a registered format when one fits both; when the tool layout is registered but the
 reasoning differs, a derived format (``dataclasses.replace``) named ``"<name>:detected"`` with the
@@ -90,7 +91,7 @@ def detect(
     # and V3-0324 writes <｜Assistant｜> in the user turn (the generation prompt adds nothing there).
     prompts = {t: render(_user_turn(), add_generation_prompt=True, **kw) for t, kw in _TOGGLES.items()}
     found_open, found_close = _markers(render, prompts, source)
-    return _choose(matched, found_open, found_close, prompts[None])
+    return _choose(matched, found_open, found_close, prompts[None], _toggle(render, prompts))
 
 
 # --- the template and how to render it ---------------------------------------------------------
@@ -325,7 +326,17 @@ def _markers(render: Renderer, prompts: dict[Optional[bool], Optional[str]], sou
     return open_, close
 
 
-def _choose(matched: list[ChatFormat], open_: Optional[str], close: Optional[str], prompt: Optional[str]) -> ChatFormat:
+def _toggle(render: Renderer, prompts: dict[Optional[bool], Optional[str]]) -> Optional[str]:
+    """The keyword that switches thinking: the one that alone changes the prompt as both do."""
+    if prompts[True] is None or prompts[True] == prompts[False]:
+        return None
+    for key in _TOGGLES[True]:
+        if all(render(_user_turn(), add_generation_prompt=True, **{key: on}) == prompts[on] for on in (True, False)):
+            return key
+    return None
+
+
+def _choose(matched: list[ChatFormat], open_: Optional[str], close: Optional[str], prompt: Optional[str], toggle: Optional[str]) -> ChatFormat:
     """The first matched format whose reasoning is the template's, else one derived from the best."""
 
     def inferred(c: ChatFormat) -> ReasoningFormat:
@@ -336,11 +347,13 @@ def _choose(matched: list[ChatFormat], open_: Optional[str], close: Optional[str
         # Not forced open: the output starts where the prompt says, else as the format says, but
         # not inside reasoning (a format that assumes it, R1, would read answers as thinking).
         default = True if forced else (r.default_thinking if r.default_thinking is not True else "auto")
-        return ReasoningFormat(open=o, close=cl, default_thinking=default)
+        # Likewise a toggle: a template without one (Qwen2.5's) still fits the format that has one.
+        # A format without one (R1) is not told apart by it: thinkgate's own templates add one.
+        return ReasoningFormat(open=o, close=cl, default_thinking=default, toggle=(toggle or r.toggle) if r.toggle else "")
 
     def agreement(c: ChatFormat) -> int:
         r, i = c.reasoning, inferred(c)
-        return (r.open == i.open) + (r.close == i.close) + (r.default_thinking == i.default_thinking)
+        return (r.open == i.open) + (r.close == i.close) + (r.default_thinking == i.default_thinking) + (r.toggle == i.toggle)
 
     best = max(matched, key=agreement)  # max keeps the first of equals: registry order
     reasoning = inferred(best)

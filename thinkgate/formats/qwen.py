@@ -28,7 +28,7 @@ HERMES = ToolCallFormat(
 QWEN3 = ChatFormat(
     name="qwen3",
     # Qwen3 opens <think> itself; with thinking off its template closes an empty one in the prompt.
-    reasoning=ReasoningFormat(open=THINK_OPEN, close=THINK_CLOSE, default_thinking="auto"),
+    reasoning=ReasoningFormat(open=THINK_OPEN, close=THINK_CLOSE, default_thinking="auto", toggle="enable_thinking"),
     tools=HERMES,
     eos=IM_END,
     aliases=("hermes", "qwen", "qwen25", "qwen2_5", "qwen2.5"),

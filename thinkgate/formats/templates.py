@@ -36,9 +36,7 @@ def chat_template(format: str | ChatFormat) -> str:
     if c is None:
         raise ValueError(f"format {fmt.name!r} has no conversation markers to write a chat template from")
     t = fmt.tools
-    head, _, tail = t.header.partition("{name}")
-    head = head.replace("{sep}", t.sep)
-    tail = tail.replace("{sep}", t.sep)
+    head, _, tail = t.header_text("\0").partition("\0")  # the header around the tool's name
     example = t.section_text([("FUNCTION_NAME", '{"ARGUMENT": "VALUE"}')])
     default = fmt.reasoning.default_thinking
     default_thinking = "true" if default is True else "none"
@@ -109,7 +107,9 @@ def apply_chat_template(
     source = template or getattr(tokenizer, "chat_template", None) or chat_template(format)
     kwargs: dict[str, Any] = {}
     if thinking is not None:
-        kwargs["thinking"] = thinking
+        # The format's own keyword; a template of unknown origin may read either name.
+        toggle = get_format(format).reasoning.toggle
+        kwargs.update({toggle: thinking} if toggle else {"thinking": thinking, "enable_thinking": thinking})
     text = tokenizer.apply_chat_template(
         messages, tools=tools or None, add_generation_prompt=True, tokenize=False, chat_template=source, **kwargs
     )

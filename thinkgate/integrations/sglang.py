@@ -136,9 +136,8 @@ class ThinkgateDetector(BaseFormatDetector):
     def __init__(self) -> None:
         super().__init__()
         t = self.format.tools
-        # Formats without section markers (Qwen3, Mistral) begin and end with each call's own.
-        self.bot_token = t.section_begin or t.call_begin
-        self.eot_token = t.section_end or t.call_end
+        self.bot_token = t.trigger
+        self.eot_token = t.markup_end
         self._stream: Optional[StreamParser] = None
 
     def has_tool_call(self, text: str) -> bool:
@@ -185,7 +184,7 @@ class ThinkgateDetector(BaseFormatDetector):
             return StructureInfo(
                 begin=t.section_begin + t.call_begin + t.header_text(name),
                 end=t.footer + t.call_end + t.section_end,
-                trigger=t.section_begin or t.call_begin,
+                trigger=t.trigger,
             )
 
         return info

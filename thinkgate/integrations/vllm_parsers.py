@@ -45,9 +45,10 @@ PREFIX = "thinkgate_"
 BUDGET_KEY = "thinkgate_thinking_budget"
 
 
-def _requested_thinking(request: Any) -> Any:
+def _requested_thinking(request: Any, fmt: ChatFormat) -> Any:
     kwargs = getattr(request, "chat_template_kwargs", None) or {}
-    for key in ("thinking", "enable_thinking"):
+    # The format's own keyword first; clients of other templates send either name.
+    for key in dict.fromkeys(k for k in (fmt.reasoning.toggle, "thinking", "enable_thinking") if k):
         if key in kwargs:
             return bool(kwargs[key])
     return None
@@ -118,7 +119,7 @@ class ThinkgateReasoningParser(ReasoningParser):
         return ids.index(self._close) if self._close in ids else len(ids)
 
     def extract_reasoning(self, model_output: str, request: Any) -> tuple[Optional[str], Optional[str]]:
-        thinking = self._thinking if self._thinking is not None else _requested_thinking(request)
+        thinking = self._thinking if self._thinking is not None else _requested_thinking(request, self.format)
         m = parse(model_output, self.format, thinking=thinking, reasoning_only=True)
         return m.reasoning_content, m.content
 
