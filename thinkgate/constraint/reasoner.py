@@ -204,7 +204,8 @@ class ReasonerGrammar:
                 if not self._matcher.accept_token(t):
                     if fed:
                         self._matcher.rollback(fed)
-                        self._guard.rollback(fed) if self._guard is not None else None
+                        if self._guard is not None:
+                            self._guard.rollback(fed)
                     self._log(0, Phase.ERROR, f"token {token_id} is not allowed by the tool grammar here")
                     return False
                 if self._guard is not None:

@@ -19,7 +19,7 @@ import logging
 import re
 from collections.abc import Callable, Mapping
 
-from ..formats import ChatFormat, Thinking
+from ..formats import ChannelMessages, ChatFormat, Thinking
 from .events import (
     ContentDelta,
     Event,
@@ -536,7 +536,7 @@ class HarmonyMachine:
             self.stage = HarmonyStage.STOPPED
 
 
-def _read_header(parts: list[tuple[bool, str]], m) -> tuple[str | None, str | None] | None:
+def _read_header(parts: list[tuple[bool, str]], m: ChannelMessages) -> tuple[str | None, str | None] | None:
     """``(channel, recipient)`` of a header (``parts`` ends with the message marker), or ``None``
     when it is not one: words other than the role, a channel name, a recipient and a content
     type.
