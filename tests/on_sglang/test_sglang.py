@@ -15,7 +15,7 @@ from sglang.srt.sampling.custom_logit_processor import CustomLogitProcessor
 
 from schemas import GET_WEATHER, SET_ALARM
 from thinkgate.demo import build_tiny_model
-from thinkgate.formats import DEEPSEEK_R1, DEEPSEEK_V3_1, KIMI_K2, MISTRAL, QWEN3
+from thinkgate.formats import get_format, names
 from thinkgate.integrations.sglang import ThinkgateLogitProcessor, custom_params, register
 
 TOOLS = [GET_WEATHER, SET_ALARM]
@@ -97,7 +97,7 @@ def test_bad_options_are_refused_by_name(model_dir):
         custom_params("deepseek_r1", model_dir, [], "required")
 
 
-@pytest.mark.parametrize("fmt", [DEEPSEEK_R1, DEEPSEEK_V3_1, QWEN3, KIMI_K2, MISTRAL], ids=lambda f: f.name)
+@pytest.mark.parametrize("fmt", [get_format(n) for n in names()], ids=lambda f: f.name)
 def test_detectors_parse_through_function_call_parser(fmt):
     register()
     name = "thinkgate_" + fmt.name
