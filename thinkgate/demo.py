@@ -91,6 +91,8 @@ def build_tiny_model(path: Optional[Path] = None, seed: int = 0) -> Path:
     import torch
     from transformers import LlamaConfig, LlamaForCausalLM
 
+    from .formats import DEEPSEEK_R1
+
     path = Path(path) if path is not None else cache_dir() / "tiny-random-deepseek"
     if (path / "config.json").exists():
         return path
@@ -103,7 +105,7 @@ def build_tiny_model(path: Optional[Path] = None, seed: int = 0) -> Path:
         num_attention_heads=4,
         num_key_value_heads=2,
         max_position_embeddings=4096,
-        bos_token_id=tokenizer.convert_tokens_to_ids("<｜begin▁of▁sentence｜>"),
+        bos_token_id=tokenizer.convert_tokens_to_ids(DEEPSEEK_R1.chat.bos),
         eos_token_id=1,
         pad_token_id=1,
     )
