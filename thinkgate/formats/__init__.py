@@ -1,16 +1,17 @@
 """Declarative descriptions of model output formats: the single source of truth for markers."""
 
-from . import deepseek, harmony, kimi, mistral, qwen
-from .base import ChannelMessages, ChatFormat, HeaderPiece, ReasoningFormat, Thinking, ToolCallFormat
+from . import deepseek, harmony, kimi, llama, mistral, qwen
+from .base import NO_REASONING, ChannelMessages, ChatFormat, HeaderPiece, ReasoningFormat, Thinking, ToolCallFormat
 from .deepseek import DEEPSEEK_R1, DEEPSEEK_V3, DEEPSEEK_V3_1
 from .detection import detect
 from .harmony import GPT_OSS
 from .kimi import KIMI_K2
+from .llama import LLAMA3_JSON
 from .mistral import MISTRAL
 from .qwen import QWEN3
 from .registry import aliases, get_format, names, register
 
-for _fmt in (*deepseek.FORMATS, *qwen.FORMATS, *kimi.FORMATS, *mistral.FORMATS, *harmony.FORMATS):
+for _fmt in (*deepseek.FORMATS, *qwen.FORMATS, *kimi.FORMATS, *mistral.FORMATS, *harmony.FORMATS, *llama.FORMATS):
     register(_fmt)
 
 __all__ = [
@@ -21,7 +22,9 @@ __all__ = [
     "DEEPSEEK_V3_1",
     "GPT_OSS",
     "KIMI_K2",
+    "LLAMA3_JSON",
     "MISTRAL",
+    "NO_REASONING",
     "QWEN3",
     "HeaderPiece",
     "ReasoningFormat",

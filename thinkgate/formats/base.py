@@ -40,6 +40,15 @@ class ReasoningFormat:
     default_thinking: Thinking = "auto"
     toggle: str = ""
 
+    @property
+    def present(self) -> bool:
+        """Whether the model thinks at all (Llama 3.x has no reasoning markers: both empty)."""
+        return bool(self.open and self.close)
+
+
+NO_REASONING = ReasoningFormat(open="", close="", default_thinking=False)
+"""A model that does not think: every output starts in the answer."""
+
 
 @dataclass(frozen=True)
 class HeaderPiece:
@@ -96,6 +105,11 @@ class ToolCallFormat:
     """Tool calls as a section of marker-delimited calls, each a header naming the tool and the
     JSON arguments, then a footer.
 
+    Layouts: ``tagged_json`` (the header names the tool, the arguments follow as JSON),
+    ``json_object`` (each call one JSON object holding name and arguments, inside its markers),
+    ``bare_json`` (no markers at all: an answer that *starts* with a JSON call object is calls,
+    joined by ``separator``; Llama 3.x) and ``harmony`` (channel messages).
+
     The call text is ``call_begin + header.format(sep=sep, name=NAME) + ARGS + footer + call_end``
     and calls in a section are joined by ``separator``. Example (DeepSeek V3.1)::
 
@@ -106,7 +120,7 @@ class ToolCallFormat:
     accepts ``<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{"a": 1}<｜tool▁call▁end｜><｜tool▁calls▁end｜>``.
     """
 
-    layout: Literal["tagged_json", "json_object", "harmony"]
+    layout: Literal["tagged_json", "json_object", "bare_json", "harmony"]
     section: tuple[str, str]
     call: tuple[str, str]
     sep: str
@@ -123,6 +137,14 @@ class ToolCallFormat:
     id_marker: str = ""
     # harmony layout: the messages and channels the output is written in.
     messages: Optional[ChannelMessages] = None
+    # bare_json layout: a marker the model may write before its calls (Llama's <|python_tag|>);
+    # read when it is there, never required, never generated under a grammar.
+    optional_begin: str = ""
+
+    @property
+    def call_object_layout(self) -> bool:
+        """Whether a call is one JSON object holding both the name and the arguments."""
+        return self.layout in ("json_object", "bare_json")
 
     @property
     def section_begin(self) -> str:
@@ -144,7 +166,7 @@ class ToolCallFormat:
     def markers(self) -> tuple[str, ...]:
         """Every marker of the tool markup, in a fixed order (a layout without section markers
         or a separator token has none of those)."""
-        own = (self.section_begin, self.section_end, self.call_begin, self.call_end, self.sep, self.id_marker)
+        own = (self.section_begin, self.section_end, self.call_begin, self.call_end, self.sep, self.id_marker, self.optional_begin)
         more = self.messages.markers if self.messages is not None else ()
         return tuple(dict.fromkeys(m for m in (*own, *more) if m))
 
@@ -175,8 +197,8 @@ class ToolCallFormat:
 
     def call_text(self, name: str, arguments: str, index: int = 0) -> str:
         """The exact text of one call, markers included."""
-        body = self.call_object(name, arguments) if self.layout == "json_object" else arguments
-        header = self.header_text(name if self.layout != "json_object" else "", index)
+        body = self.call_object(name, arguments) if self.call_object_layout else arguments
+        header = self.header_text(name if not self.call_object_layout else "", index)
         return self.call_begin + header + body + self.footer + self.call_end
 
     def section_text(self, calls: list[tuple[str, str]]) -> str:
@@ -256,7 +278,7 @@ class ChatFormat:
     @property
     def markers(self) -> tuple[str, ...]:
         """Every marker of the output: reasoning, tool markup, end of sequence."""
-        return tuple(dict.fromkeys((self.reasoning.open, self.reasoning.close, *self.tools.markers, self.eos, *self.stops)))
+        return tuple(dict.fromkeys(m for m in (self.reasoning.open, self.reasoning.close, *self.tools.markers, self.eos, *self.stops) if m))
 
     @property
     def conversation_markers(self) -> tuple[str, ...]:

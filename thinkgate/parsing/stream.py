@@ -7,13 +7,14 @@ from typing import Any, Optional
 
 from ..formats import ChatFormat, Thinking, get_format
 from .events import Event
+from .bare_json import BareJsonMachine
 from .harmony import HarmonyMachine
 from .message import Message, MessageBuilder
 from .openai import render_deltas
 from .tagged_json import TaggedJsonMachine, default_call_id
 from .thinking import marker_token_ids
 
-_MACHINES = {"tagged_json": TaggedJsonMachine, "json_object": TaggedJsonMachine, "harmony": HarmonyMachine}
+_MACHINES = {"tagged_json": TaggedJsonMachine, "json_object": TaggedJsonMachine, "bare_json": BareJsonMachine, "harmony": HarmonyMachine}
 
 
 def tool_names(tools: Optional[Iterable[Any]]) -> Optional[frozenset[str]]:

@@ -99,33 +99,34 @@ class TaggedJsonMachine:
         self._call_id = call_id
         self._open = fmt.reasoning.open
         self._close = fmt.reasoning.close
-        self._eos = fmt.eos
+        # Every marker that ends the output: the end of sequence, and the format's other stops.
+        self._stops = (fmt.eos, *fmt.stops)
         self._section_begin, self._section_end = tools.section
         self._call_begin, self._call_end = tools.call
         self._pieces = tools.header_pieces()
-        self._json_object = tools.layout == "json_object"
+        self._json_object = tools.call_object_layout
         self._footer = "".join(tools.footer.split())
 
         tool_markers = (self._section_begin, self._call_begin)
-        reasoning = [self._close, self._eos]
+        reasoning = [self._close, *self._stops]
         if recover_calls_in_reasoning:
             reasoning += tool_markers
         self._in_reasoning = MarkerSet(reasoning)
         # reasoning_only: split reasoning from the rest and hand the rest over verbatim (for an
         # engine that gives the answer to a separate tool parser).
         self._verbatim = reasoning_only
-        self._in_content = MarkerSet((self._eos,) if reasoning_only else (*tool_markers, self._eos))
+        self._in_content = MarkerSet(self._stops if reasoning_only else (*tool_markers, *self._stops))
         # With calls_after_content off, tool markup after the answer's text is text too.
         self._calls_after_content = calls_after_content
         self._in_content_only = (
-            self._in_content if calls_after_content else MarkerSet((self._eos,))
+            self._in_content if calls_after_content else MarkerSet(self._stops)
         )
         # A stray section begin or call end inside a section is markup, dropped like the rest.
         self._in_section = MarkerSet(
-            (self._call_begin, self._section_end, self._section_begin, self._call_end, self._eos)
+            (self._call_begin, self._section_end, self._section_begin, self._call_end, *self._stops)
         )
         self._in_call = MarkerSet(
-            (self._call_end, self._call_begin, self._section_end, self._eos)
+            (self._call_end, self._call_begin, self._section_end, *self._stops)
         )
         self._name_run = _name_run(self._pieces, self._in_call.markers)
         self._handlers = {
@@ -187,7 +188,11 @@ class TaggedJsonMachine:
             self._roll_back_suspect("a string in the arguments is never closed")
             buf, self._refeed = self._refeed or "", None
             self._run(buf, None)
-        if self.stage in (Stage.CALL_HEADER, Stage.ARGUMENTS, Stage.INVALID_CALL):
+        if self.stage == Stage.INVALID_CALL and not self._call_end:
+            # A call that ends with its JSON broke before the output ended: it is invalid, not
+            # cut off (no end marker was still to come).
+            self._invalid(self._pending_error or "invalid tool call")
+        elif self.stage in (Stage.CALL_HEADER, Stage.ARGUMENTS, Stage.INVALID_CALL):
             self._cut_off = True
             self._invalid(self._pending_error or "the output ended inside a tool call", cut_off=True)
         elif self.stage == Stage.AFTER_ARGUMENTS:
@@ -298,7 +303,7 @@ class TaggedJsonMachine:
             return p
         if credits is not None:
             credits.take(m)
-        if m == self._eos:
+        if m in self._stops:
             return p + len(m)
         self._end_reasoning()
         if m == self._close:
@@ -317,7 +322,7 @@ class TaggedJsonMachine:
             self._carry = buf[h:]
             return len(buf)
         self._say(buf[pos:p])
-        if m == self._eos:
+        if m in self._stops:
             if credits is not None:
                 credits.take(m)
             return p + len(m)

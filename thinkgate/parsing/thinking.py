@@ -57,6 +57,8 @@ def thinking_from_prompt(
     ends in ``<|start|>assistant`` and the model opens the analysis channel itself).
     """
     fmt = get_format(format)
+    if not fmt.reasoning.present:
+        return False
     open_ids = open_marker_ids(fmt, tokenizer)
     close_id = single_token_id(tokenizer, fmt.reasoning.close)
     missing = [m for m, i in ((fmt.reasoning.open, open_ids), (fmt.reasoning.close, close_id)) if i is None]
