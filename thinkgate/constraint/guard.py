@@ -34,8 +34,10 @@ _CONTINUATION = bytes(range(0x80, 0xC0))
 _HEX = frozenset(b"0123456789abcdefABCDEF")
 _SURROGATE_BYTES = re.compile(rb"\xed[\xa0-\xbf]")
 
-# Where the guard is in the call structure.
-OUTSIDE, HEADER, ARGS, AFTER = 0, 1, 2, 3
+# Where the guard is in the call structure. BETWEEN: a layout with no call markers (bare_json),
+# at the answer's start or after a call, where "{" begins a call and other text ends the calls.
+OUTSIDE, HEADER, ARGS, AFTER, BETWEEN = 0, 1, 2, 3, 4
+_BETWEEN_CALLS = frozenset(b" \t\r\n;")
 
 
 class Cursor:
@@ -305,7 +307,7 @@ class ArgumentsGuard:
     def __init__(
         self,
         cache: MaskCache,
-        call_begin: int,
+        call_begin: Optional[int],
         call_end: Optional[int],
         headers: Mapping[str, Optional[Node]],
     ) -> None:
@@ -322,7 +324,8 @@ class ArgumentsGuard:
         # digits: past that, what follows the trigger is no call (harmony: the final channel).
         self._max_header = max((len(p.encode()) for p in headers), default=0) + 8
         self._history: list[tuple] = []
-        self.mode = OUTSIDE
+        self._bare = call_begin is None
+        self.mode = BETWEEN if self._bare else OUTSIDE
         self._hbuf = b""
         self.cursor = Cursor(None)
 
@@ -337,7 +340,9 @@ class ArgumentsGuard:
     def accept(self, token_id: int) -> None:
         self._history.append((self.mode, self._hbuf, self.cursor.state()))
         mode = self.mode
-        if mode == OUTSIDE:
+        if mode == BETWEEN:
+            self._between(self._token_bytes[token_id])
+        elif mode == OUTSIDE:
             if token_id == self._call_begin:
                 self.mode, self._hbuf = HEADER, b""
         elif mode == AFTER:
@@ -359,9 +364,24 @@ class ArgumentsGuard:
 
     def _read(self, data: bytes) -> None:
         if data:
-            self.cursor.read(data)
+            k = self.cursor.read(data)
             if self.cursor.done:
                 self.mode = AFTER
+                if self._bare:
+                    self.mode = BETWEEN
+                    self._between(data[k:])
+
+    def _between(self, data: bytes) -> None:
+        for i, b in enumerate(data):
+            if b in _BETWEEN_CALLS:
+                continue
+            if b == 0x7B:  # {
+                self.cursor = Cursor(self._header_nodes[0] if self._header_nodes else None)
+                self.mode = ARGS
+                self._read(data[i:])
+            else:  # text: no call follows (the grammar allows none)
+                self.mode = OUTSIDE
+            return
 
     def restrict(self, row: np.ndarray) -> bool:
         """Clear, in one bitmask row (int32 words), the tokens that would break the arguments'

@@ -64,6 +64,10 @@ class ReasonerGrammar:
                 thinking = fmt.reasoning.default_thinking
         if thinking not in (True, False, "auto"):
             raise ValueError(f"thinking must be True, False or 'auto', not {thinking!r}")
+        if not fmt.reasoning.present:
+            if thinking is True:
+                raise ValueError(f"format {fmt.name!r} does not think (it has no reasoning markers): thinking cannot be True")
+            thinking = False  # "auto": the model has no marker to open reasoning with
         if thinking_budget is not None and (not isinstance(thinking_budget, int) or thinking_budget < 0):
             raise ValueError(f"thinking_budget must be a non-negative integer, not {thinking_budget!r}")
         self.thinking = thinking

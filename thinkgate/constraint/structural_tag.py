@@ -64,7 +64,7 @@ class GrammarSpec:
         """The marker after which the guard reads a call's header: the call's begin marker, or
         for harmony the channel marker (the grammar starts after ``<|start|>assistant``)."""
         t = self.format.tools
-        return t.messages.channel if t.layout == "harmony" else t.call_begin
+        return t.messages.channel if t.layout == "harmony" else t.call_begin  # bare_json: none
 
     def header_nodes(self) -> dict[str, Node]:
         """Each tool's header after :attr:`call_trigger` (a regular expression, for headers that
@@ -74,7 +74,7 @@ class GrammarSpec:
         if t.layout == "harmony":
             skip = len(t.messages.channel)
             return {re.escape(header_after_role(self.format, s.name)[skip:]): s.schema.nodes for s in self.tools}
-        if t.layout == "json_object":
+        if t.call_object_layout:
             obj = call_object_node(t.name_key, t.arguments_key, {s.name: s.schema.nodes for s in self.tools})
             return {re.escape(t.header): obj}
         return {t.header_pattern(s.name): s.schema.nodes for s in self.tools}
@@ -232,6 +232,10 @@ def build_spec(
         tag = harmony_tag(fmt, choice, chosen, marks.element, control_ids if by_id else None, max_whitespace)
         return GrammarSpec(fmt, choice, chosen, parallel_tool_calls, StructuralTag(format=tag), marks.ids)
 
+    if t.layout == "bare_json":
+        tag = bare_json_tag(t, choice, chosen, parallel_tool_calls, control_ids if by_id else None, fmt.markers, max_whitespace)
+        return GrammarSpec(fmt, choice, chosen, parallel_tool_calls, StructuralTag(format=tag), marks.ids)
+
     json_object = t.layout == "json_object"
     header, footer = template_parts(t.header), template_parts(t.footer)
     # The part of the header before the tool's name is written once for all tools.
@@ -293,6 +297,27 @@ def build_spec(
     else:
         tag = _seq([RegexFormat(pattern=LEADING_WHITESPACE), *around(calls)])
     return GrammarSpec(fmt, choice, chosen, parallel_tool_calls, StructuralTag(format=tag), marks.ids)
+
+
+def bare_json_tag(t: Any, choice: str, chosen: list[ToolSpec], parallel: bool, control_ids: Optional[list[int]], markers: tuple[str, ...], max_whitespace: Optional[int]) -> Format:
+    """bare_json layout (Llama 3.x): no marker announces a call, so the answer's first character
+    decides, as the parser reads it: ``{`` begins the calls (call objects joined by the
+    separator), anything else makes the answer free text."""
+    if control_ids is not None:
+        free: Format = AnyTokensFormat(exclude_tokens=sorted(control_ids))
+    else:
+        free = AnyTextFormat(excludes=list(markers))
+    if choice == "none":
+        return free
+    objects = [JSONSchemaFormat(json_schema=call_object_schema(t, s), max_whitespace_cnt=max_whitespace) for s in chosen]
+    call = objects[0] if len(objects) == 1 else OrFormat(elements=objects)
+    if parallel and choice != "named":
+        call = SequenceFormat(elements=[call, StarFormat(content=SequenceFormat(elements=[ConstStringFormat(value=t.separator), call]))])
+    calls = SequenceFormat(elements=[RegexFormat(pattern=LEADING_WHITESPACE), call])
+    if choice != "auto":
+        return calls
+    text = SequenceFormat(elements=[RegexFormat(pattern=LEADING_WHITESPACE + r"[^{ \t\r\n]"), free])
+    return OrFormat(elements=[calls, text, RegexFormat(pattern=LEADING_WHITESPACE)])
 
 
 def build_structural_tag(
