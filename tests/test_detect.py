@@ -17,6 +17,7 @@ from thinkgate.formats import (
     DEEPSEEK_V3_1,
     GPT_OSS,
     KIMI_K2,
+    LLAMA3_JSON,
     MISTRAL,
     QWEN3,
     ChatFormat,
@@ -314,6 +315,51 @@ GPT_OSS_LIKE = (
     "{%- endfor -%}"
     "{%- if add_generation_prompt -%}<|start|>assistant{%- endif -%}"
 )
+
+
+# Llama 3.1 (after Meta's prompt-format page and the template its models ship): tools in the first
+# user message, a call written as {"name": …, "parameters": …} and nothing else, one call per turn
+# (two raise), tool results in an ipython turn, every turn ended by <|eot_id|>.
+LLAMA31_LIKE = (
+    "{{- bos_token }}"
+    "{%- if messages[0]['role'] == 'system' %}{%- set system_message = messages[0]['content']|trim %}{%- set messages = messages[1:] %}"
+    "{%- else %}{%- set system_message = '' %}{%- endif %}"
+    "{{- '<|start_header_id|>system<|end_header_id|>\n\n' }}"
+    "{%- if tools is not none %}{{- 'Environment: ipython\n' }}{%- endif %}"
+    "{{- 'Cutting Knowledge Date: December 2023\nToday Date: 26 Jul 2024\n\n' }}"
+    "{{- system_message }}{{- '<|eot_id|>' }}"
+    "{%- if tools is not none %}"
+    "{%- set first_user_message = messages[0]['content']|trim %}{%- set messages = messages[1:] %}"
+    "{{- '<|start_header_id|>user<|end_header_id|>\n\n' -}}"
+    "{{- 'Given the following functions, please respond with a JSON for a function call with its proper arguments that best answers the given prompt.\n\n' }}"
+    "{{- 'Respond in the format {\"name\": function name, \"parameters\": dictionary of argument name and its value}.' }}"
+    "{{- 'Do not use variables.\n\n' }}"
+    "{%- for t in tools %}{{- t | tojson(indent=4) }}{{- '\n\n' }}{%- endfor %}"
+    "{{- first_user_message + '<|eot_id|>'}}"
+    "{%- endif %}"
+    "{%- for message in messages %}"
+    "{%- if not (message.role == 'ipython' or message.role == 'tool' or 'tool_calls' in message) %}"
+    "{{- '<|start_header_id|>' + message['role'] + '<|end_header_id|>\n\n'+ message['content'] | trim + '<|eot_id|>' }}"
+    "{%- elif 'tool_calls' in message %}"
+    "{%- if not message.tool_calls|length == 1 %}{{- raise_exception('This model only supports single tool-calls at once!') }}{%- endif %}"
+    "{%- set tool_call = message.tool_calls[0].function %}"
+    "{{- '<|start_header_id|>assistant<|end_header_id|>\n\n' -}}"
+    "{{- '{\"name\": \"' + tool_call.name + '\", ' }}{{- '\"parameters\": ' }}{{- tool_call.arguments | tojson }}{{- '}' }}"
+    "{{- '<|eot_id|>' }}"
+    "{%- elif message.role == 'tool' or message.role == 'ipython' %}"
+    "{{- '<|start_header_id|>ipython<|end_header_id|>\n\n' }}"
+    "{%- if message.content is mapping or message.content is iterable %}{{- message.content | tojson }}{%- else %}{{- message.content }}{%- endif %}"
+    "{{- '<|eot_id|>' }}"
+    "{%- endif %}"
+    "{%- endfor %}"
+    "{%- if add_generation_prompt %}{{- '<|start_header_id|>assistant<|end_header_id|>\n\n' }}{%- endif %}"
+)
+
+
+def test_llama31_template_is_llama3_json_though_it_refuses_two_calls():
+    # Its arguments go through tojson (a string argument would be quoted twice), it raises on two
+    # calls in a turn, and nothing in it thinks.
+    assert detect(LLAMA31_LIKE) is LLAMA3_JSON
 
 
 def test_gpt_oss_template_is_harmony():

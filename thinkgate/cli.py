@@ -148,7 +148,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         shown = fmt.reasoning.close + role + example + fmt.tools.call_end
     else:
         example = fmt.tools.section_text(calls)
-        shown = fmt.reasoning.close + "\n\n" + example
+        shown = (fmt.reasoning.close + "\n\n" if fmt.reasoning.present else "") + example
     print("\n# an example of a valid output (after the reasoning)")
     print(shown)
     if tokenizer is not None:

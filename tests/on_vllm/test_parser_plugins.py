@@ -15,7 +15,7 @@ from thinkgate.formats import get_format, names
 ARGS = [json.dumps({"city": "Paris", "days": 2}), json.dumps({"time": "07:30", "label": "a } ``` b"})]
 
 
-@pytest.mark.parametrize("name", names())
+@pytest.mark.parametrize("name", [n for n in names() if get_format(n).reasoning.present])
 def test_plugins_split_reasoning_and_read_calls_whole_and_streamed(tokenizer_for, name):
     fmt = get_format(name)
     tokenizer = tokenizer_for(name)
@@ -59,3 +59,17 @@ def test_plugins_split_reasoning_and_read_calls_whole_and_streamed(tokenizer_for
     assert "".join(answer).strip() == "Sure."
     assert [names_seen[i] for i in sorted(names_seen)] == ["get_weather", "set_alarm"]
     assert [args[i] for i in sorted(args)] == ARGS
+
+
+def test_a_format_that_does_not_think_has_a_tool_parser_and_no_reasoning_parser(llama_tokenizer):
+    # Llama 3.x: the answer is the calls ({"name", "parameters"} objects joined by "; ") or text.
+    tool_parser = ToolParserManager.get_tool_parser("thinkgate_llama3_json")(llama_tokenizer)
+    with pytest.raises(KeyError):
+        ReasoningParserManager.get_reasoning_parser("thinkgate_llama3_json")
+    req = SimpleNamespace(tools=None, tool_choice="auto", chat_template_kwargs={})
+    text = get_format("llama3_json").tools.section_text([("get_weather", ARGS[0]), ("set_alarm", ARGS[1])])
+    info = tool_parser.extract_tool_calls(text, req)
+    assert info.tools_called and info.content is None
+    assert [(c.function.name, c.function.arguments) for c in info.tool_calls] == [("get_weather", ARGS[0]), ("set_alarm", ARGS[1])]
+    info = tool_parser.extract_tool_calls('Use {"name": "x"} as the body.', req)
+    assert not info.tools_called and info.content == 'Use {"name": "x"} as the body.'

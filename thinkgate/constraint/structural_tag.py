@@ -316,7 +316,10 @@ def bare_json_tag(t: Any, choice: str, chosen: list[ToolSpec], parallel: bool, c
     calls = SequenceFormat(elements=[RegexFormat(pattern=LEADING_WHITESPACE), call])
     if choice != "auto":
         return calls
-    text = SequenceFormat(elements=[RegexFormat(pattern=LEADING_WHITESPACE + r"[^{ \t\r\n]"), free])
+    # Free text after its first character: matched as text (xgrammar's any-tokens element only
+    # starts at a token boundary, and that character may be the start of a token); control
+    # tokens stay out, their poisoned bytes being no text.
+    text = SequenceFormat(elements=[RegexFormat(pattern=LEADING_WHITESPACE + r"[^{ \t\r\n]"), AnyTextFormat(excludes=list(markers))])
     return OrFormat(elements=[calls, text, RegexFormat(pattern=LEADING_WHITESPACE)])
 
 

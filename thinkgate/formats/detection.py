@@ -241,7 +241,9 @@ def _match_tools(render: Renderer, candidates: list[ChatFormat]) -> list[ChatFor
         # One call and two calls must each be found in some variant (R1 writes calls only when the
         # content is None); a longer match is a more specific layout.
         length = _messages_length if c.tools.messages is not None else _section_length
-        found = [[x for x in (length(c if c.tools.messages else c.tools, t, n) for t in texts) if x] for n, texts in renders[c.tools.call_id].items()]
+        # A template that refuses several calls in a turn (Llama 3.1's raises) is judged by one.
+        by_n = {n: texts for n, texts in renders[c.tools.call_id].items() if texts or n == 1}
+        found = [[x for x in (length(c if c.tools.messages else c.tools, t, n) for t in texts) if x] for n, texts in by_n.items()]
         scores.append(sum(max(f) for f in found) if all(found) else None)
     if any(s is not None for s in scores):
         top = max(s for s in scores if s is not None)
@@ -343,7 +345,7 @@ def _choose(matched: list[ChatFormat], open_: Optional[str], close: Optional[str
         # A marker no render shows is taken to be the format's own (no evidence against it).
         r = c.reasoning
         o, cl = open_ or r.open, close or r.close
-        forced = prompt is not None and prompt.rstrip().endswith(o)
+        forced = bool(o) and prompt is not None and prompt.rstrip().endswith(o)
         # Not forced open: the output starts where the prompt says, else as the format says, but
         # not inside reasoning (a format that assumes it, R1, would read answers as thinking).
         default = True if forced else (r.default_thinking if r.default_thinking is not True else "auto")

@@ -142,6 +142,9 @@ class ThinkgateDetector(BaseFormatDetector):
 
     def has_tool_call(self, text: str) -> bool:
         t = self.format.tools
+        if t.layout == "bare_json":  # no marker: an answer that starts with a call object
+            head = text.lstrip()
+            return head.startswith("{") or bool(t.optional_begin) and head.startswith(t.optional_begin)
         return any(m and m in text for m in (t.section_begin, t.call_begin))
 
     def _index(self, tools: Any) -> dict[str, int]:
@@ -181,6 +184,9 @@ class ThinkgateDetector(BaseFormatDetector):
         t = self.format.tools
 
         def info(name: str) -> StructureInfo:
+            if t.layout == "bare_json":  # the call object up to its arguments, then its brace
+                begin = t.call_object(name, "\0").partition("\0")[0]
+                return StructureInfo(begin=begin, end="}", trigger=begin[: begin.index(name)])
             return StructureInfo(
                 begin=t.section_begin + t.call_begin + t.header_text(name),
                 end=t.footer + t.call_end + t.section_end,

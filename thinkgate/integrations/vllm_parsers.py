@@ -233,7 +233,8 @@ def _register() -> None:
         globals()[tool_cls.__name__] = tool_cls
         globals()[reasoning_cls.__name__] = reasoning_cls
         ToolParserManager.register_module(PREFIX + fmt.name, module=tool_cls)
-        ReasoningParserManager.register_module(PREFIX + fmt.name, module=reasoning_cls)
+        if fmt.reasoning.present:  # a model that does not think (Llama 3.x) has no reasoning parser
+            ReasoningParserManager.register_module(PREFIX + fmt.name, module=reasoning_cls)
 
 
 _register()
