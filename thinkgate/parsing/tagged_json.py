@@ -86,6 +86,10 @@ class TaggedJsonMachine:
     ) -> None:
         if thinking not in (True, False, "auto"):
             raise ValueError(f"thinking must be True, False or 'auto', not {thinking!r}")
+        if not fmt.reasoning.present:
+            if thinking is True:
+                raise ValueError(f"format {fmt.name!r} does not think (it has no reasoning markers): thinking cannot be True")
+            thinking = False  # "auto": there is no marker the model could open reasoning with
         if on_invalid_call not in INVALID_CALL_POLICIES:
             raise ValueError(
                 f"on_invalid_call must be one of {INVALID_CALL_POLICIES}, not {on_invalid_call!r}"
@@ -461,9 +465,13 @@ class TaggedJsonMachine:
             self.stage = Stage.INVALID_CALL
             return pos
         self._start_call(name)
-        self._scanner = JsonScanner()
+        self._scanner = self._arguments_scanner(name)
         self.stage = Stage.ARGUMENTS
         return pos
+
+    def _arguments_scanner(self, name: str):
+        """What reads a call's arguments after its header names the tool."""
+        return JsonScanner()
 
     def _start_call(self, name: str) -> None:
         self._call_name = name
@@ -498,7 +506,7 @@ class TaggedJsonMachine:
 
     def _arguments(self, buf: str, pos: int, credits: Credits | None) -> int:
         n = len(buf)
-        if not self._args and not self._json_object:
+        if not self._args and type(self._scanner) is JsonScanner:  # its leading space is no argument text
             j = _SPACE_RUN.match(buf, pos).end()  # type: ignore[union-attr]
             if j > pos:
                 self._raw.append(buf[pos:j])
@@ -511,29 +519,26 @@ class TaggedJsonMachine:
         q = scanner.feed(buf, pos, limit)
         if scanner.failed:
             if self._suspect is not None:
-                self._roll_back_suspect(f"arguments are not valid JSON: {scanner.error}", buf, pos)
+                self._roll_back_suspect(f"arguments are not valid {scanner.KIND}: {scanner.error}", buf, pos)
                 return n
             self._arguments_text(buf, pos, q)  # the valid prefix, as streaming would have sent it
-            self._pending_error = f"arguments are not valid JSON: {scanner.error}"
+            self._pending_error = f"arguments are not valid {scanner.KIND}: {scanner.error}"
             self.stage = Stage.INVALID_CALL
             return q
         self._arguments_text(buf, pos, q)
         if scanner.done:
-            if self._suspect is not None:
-                self._release_suspect()
-            if self._call_index is not None:
-                args = "".join(self._args)
-                self._valid_calls += 1
-                self._out.append(
-                    ToolCallEnd(self._call_index, self._call_id_value, self._call_name, args)
-                )
-            self._after = ""
-            self._after_raw = len(self._raw)
-            self.stage = Stage.AFTER_ARGUMENTS
+            self._arguments_done()
             return q
         if m is None:
-            self._carry = buf[limit:]
+            if self._final:  # text a parameter tag might have begun: the call is cut off there
+                self._raw.append(buf[q:limit])
+            self._carry = buf[q if q < limit and not self._final else limit :]
             return n
+        if scanner.end(buf, q, p):  # arguments that end where the call's end marker comes (GLM)
+            self._raw.append(buf[q:p])
+            self._arguments_text(buf, p, p)
+            self._arguments_done()
+            return p
         if credits is None and scanner.in_string:
             # Marker text inside a string is string content, unless the string turns out never
             # to close properly: then the call is rolled back to here and the marker honoured.
@@ -553,6 +558,17 @@ class TaggedJsonMachine:
         self._pending_error = error
         self.stage = Stage.INVALID_CALL
         return p
+
+    def _arguments_done(self) -> None:
+        if self._suspect is not None:
+            self._release_suspect()
+        if self._call_index is not None:
+            args = "".join(self._args)
+            self._valid_calls += 1
+            self._out.append(ToolCallEnd(self._call_index, self._call_id_value, self._call_name, args))
+        self._after = ""
+        self._after_raw = len(self._raw)
+        self.stage = Stage.AFTER_ARGUMENTS
 
     def _after_arguments(self, buf: str, pos: int, credits: Credits | None) -> int:
         p, m = self._in_call.find(buf, pos, credits)
@@ -639,11 +655,10 @@ class TaggedJsonMachine:
     def _arguments_text(self, buf: str, start: int, end: int) -> None:
         """Text the scanner has read: all of it is the call's; the arguments' part (all of it,
         but for the json_object layout only the arguments value) streams."""
-        if end <= start:
-            return
-        self._raw.append(buf[start:end])
         scanner = self._scanner
-        text = "".join(buf[a:b] for a, b in scanner.spans) if self._json_object else buf[start:end]
+        text = scanner.arguments_text(buf, start, end)
+        if end > start:
+            self._raw.append(buf[start:end])
         if text:
             self._args.append(text)
             if self._suspect is None and self._call_index is not None:
