@@ -138,6 +138,26 @@ def _broken(draw, args: str) -> str:
     return args.replace('"', "'") if '"' in args else "{'x': 1}"
 
 
+def _call_texts(draw, fmt: ChatFormat, calls: list, allow_broken: bool, first_index: int = 0) -> tuple[list[str], list[int]]:
+    """The text of each call, some made unreadable when ``allow_broken``: ``(texts, indexes of
+    the broken ones)``; a broken JSON call's arguments are replaced in ``calls``."""
+    t = fmt.tools
+    texts: list[str] = []
+    broken: list[int] = []
+    for i, (name, args) in enumerate(calls):
+        if allow_broken and draw(st.booleans()) and draw(st.booleans()):
+            if t.xml is not None:
+                broken.append(i)
+                texts.append(t.call_begin + t.header_text(name) + _broken_parameters(draw, fmt, args) + t.footer + t.call_end)
+                continue
+            args = _broken(draw, args)
+            if not _valid_object(args):
+                broken.append(i)
+            calls[i] = (name, args)
+        texts.append(t.call_text(name, args, first_index + i))
+    return texts, broken
+
+
 @st.composite
 def harmony_outputs(draw, fmt: ChatFormat, thinking: bool, allow_broken: bool = False) -> Output:
     """Harmony: one or more analysis messages (thinking), an answer on the final channel or as
@@ -162,14 +182,8 @@ def harmony_outputs(draw, fmt: ChatFormat, thinking: bool, allow_broken: bool = 
         # The first message follows the prompt's <|start|>assistant.
         head = start + msgs.header(channel) if thinking else msgs.header(channel)
         text += head + content + (msgs.end if calls else fmt.eos)
-    broken: list[int] = []
-    for i, (name, args) in enumerate(calls):
-        if allow_broken and draw(st.booleans()) and draw(st.booleans()):
-            args = _broken(draw, args)
-            if not _valid_object(args):
-                broken.append(i)
-            calls[i] = (name, args)
-        call = fmt.tools.call_text(name, args)
+    pieces, broken = _call_texts(draw, fmt, calls, allow_broken)
+    for call in pieces:
         text += call if text else call[len(start) :]
     stripped = content.strip()
     return Output(
@@ -205,19 +219,8 @@ def outputs(draw, fmt: ChatFormat, thinking: bool, allow_broken: bool = False) -
     text += content
     broken: list[int] = []
     if calls:
-        pieces = []
         first_index = draw(st.integers(0, 100))  # Kimi-K2 numbers calls across the conversation
-        for i, (name, args) in enumerate(calls):
-            if allow_broken and t.xml and draw(st.booleans()) and draw(st.booleans()):
-                broken.append(i)
-                pieces.append(t.call_begin + t.header_text(name) + _broken_parameters(draw, fmt, args) + t.footer + t.call_end)
-                continue
-            if allow_broken and not t.xml and draw(st.booleans()) and draw(st.booleans()):
-                args = _broken(draw, args)
-                if not _valid_object(args):
-                    broken.append(i)
-                calls[i] = (name, args)
-            pieces.append(t.call_text(name, args, first_index + i))
+        pieces, broken = _call_texts(draw, fmt, calls, allow_broken, first_index)
         text += t.section_begin + t.separator.join(pieces) + t.section_end
         if bare and broken:
             # A broken call has no end marker to stop at: the rest of the output is its text.
