@@ -137,6 +137,21 @@ def mistral_tokenizer():
     return tokenizer_with_markers(MISTRAL)
 
 
+def load_glm_like_tokenizer():
+    """GLM-4.5's tokenizer (not in any package) stood in for by the DeepSeek one with GLM's
+    markers added as special tokens, its parameter tags among them as in the real one."""
+    from thinkgate.formats import GLM45
+
+    tok = tokenizer_with_markers(GLM45)
+    tok.add_tokens(list(GLM45.tools.xml.markers), special_tokens=True)
+    return tok
+
+
+@pytest.fixture(scope="session")
+def glm_tokenizer():
+    return load_glm_like_tokenizer()
+
+
 # Llama 3.1 gave two of Llama 3's reserved special tokens their names; the rest of the vocabulary
 # (128,000 BPE ranks, the other specials) is the same.
 LLAMA31_RENAMED = {128008: "<|eom_id|>", 128010: "<|python_tag|>"}
@@ -170,6 +185,8 @@ def llama_tokenizer(tmp_path_factory):
 # Which tokenizer fixture reads which format's output (DeepSeek's for the DeepSeek formats).
 _TOKENIZER_FIXTURES = {
     "qwen3": "qwen_tokenizer",
+    "qwen3_coder": "qwen_tokenizer",
+    "glm45": "glm_tokenizer",
     "kimi_k2": "kimi_tokenizer",
     "mistral": "mistral_tokenizer",
     "gpt_oss": "harmony_tokenizer",

@@ -84,6 +84,47 @@ def arguments(draw, fmt: ChatFormat) -> str:
     return json.dumps(obj)
 
 
+def _plain_string(fmt: ChatFormat):
+    """Strings an XML parameter holds as its bare text and reads back as the same string: not
+    JSON, nothing around them the grammar takes for whitespace, no markup inside."""
+    tags = (*fmt.markers, *fmt.tools.xml.markers)
+
+    def fine(s: str) -> bool:
+        if s != s.strip() or any(m in s for m in tags):
+            return False
+        try:
+            json.loads(s)
+        except ValueError:
+            return True
+        return False
+
+    return st.one_of(st.text(max_size=10), st.sampled_from(["Paris", "中文 😀", "a\nb", "{x", "<", "```"])).filter(fine)
+
+
+@st.composite
+def xml_arguments(draw, fmt: ChatFormat) -> str:
+    """Arguments (JSON, as the parser gives them back) for a format that writes parameters: top
+    level strings as bare text, other values as JSON holding no markup."""
+    tags = (*fmt.markers, *fmt.tools.xml.markers)
+    nested = json_values(fmt).filter(lambda v: not any(m in json.dumps(v, ensure_ascii=False) for m in tags))
+    value = st.one_of(_plain_string(fmt), nested.filter(lambda v: not isinstance(v, str)))
+    keys = st.from_regex(r"[a-zA-Z_][a-zA-Z0-9_]{0,8}", fullmatch=True)
+    return json.dumps(draw(st.dictionaries(keys, value, max_size=4)), ensure_ascii=False)
+
+
+def _broken_parameters(draw, fmt: ChatFormat, args: str) -> str:
+    """Parameters that cannot be read: a name with a space, a repeated name, or a name never
+    closed."""
+    xml = fmt.tools.xml
+    body = xml.render(args)
+    how = draw(st.sampled_from(["bad_name", "repeated", "unclosed"]))
+    if how == "repeated" and body:
+        return body + body
+    if how == "unclosed":
+        return body + xml.key_open + "ab"
+    return body + xml.parameter("a b", 1)
+
+
 names = st.from_regex(r"[a-zA-Z_][a-zA-Z0-9_\-]{0,20}", fullmatch=True)
 
 
@@ -155,7 +196,7 @@ def outputs(draw, fmt: ChatFormat, thinking: bool, allow_broken: bool = False) -
     content = draw(free_text(fmt, (t.section_begin, t.call_begin, fmt.eos, *fmt.stops, t.optional_begin, fmt.reasoning.open)))
     if not thinking:
         content = content.lstrip()
-    calls = draw(st.lists(st.tuples(names, arguments(fmt)), max_size=4))
+    calls = draw(st.lists(st.tuples(names, xml_arguments(fmt) if t.xml else arguments(fmt)), max_size=4))
     bare = t.layout == "bare_json"
     if bare:
         # With no marker before a call, an answer is either calls or text that is no call.
@@ -167,7 +208,11 @@ def outputs(draw, fmt: ChatFormat, thinking: bool, allow_broken: bool = False) -
         pieces = []
         first_index = draw(st.integers(0, 100))  # Kimi-K2 numbers calls across the conversation
         for i, (name, args) in enumerate(calls):
-            if allow_broken and draw(st.booleans()) and draw(st.booleans()):
+            if allow_broken and t.xml and draw(st.booleans()) and draw(st.booleans()):
+                broken.append(i)
+                pieces.append(t.call_begin + t.header_text(name) + _broken_parameters(draw, fmt, args) + t.footer + t.call_end)
+                continue
+            if allow_broken and not t.xml and draw(st.booleans()) and draw(st.booleans()):
                 args = _broken(draw, args)
                 if not _valid_object(args):
                     broken.append(i)

@@ -15,11 +15,13 @@ from thinkgate.formats import (
     DEEPSEEK_R1,
     DEEPSEEK_V3,
     DEEPSEEK_V3_1,
+    GLM45,
     GPT_OSS,
     KIMI_K2,
     LLAMA3_JSON,
     MISTRAL,
     QWEN3,
+    QWEN3_CODER,
     ChatFormat,
     ReasoningFormat,
     detect,
@@ -547,3 +549,96 @@ def test_apply_chat_template_switches_thinking_by_the_formats_keyword(qwen_token
     on = qwen_tokenizer.decode(apply_chat_template(qwen_tokenizer, turn, QWEN3, thinking=True, template=QWEN3_OFFICIAL))
     assert off.endswith("<|im_start|>assistant\n<think>\n\n</think>\n\n")
     assert on.endswith("<|im_start|>assistant\n")
+
+
+# Qwen3-Coder, after the template its models ship: each call "\n<tool_call>\n<function=NAME>\n",
+# a parameter per argument (a mapping or list through tojson, anything else through |string),
+# "</function>\n</tool_call>"; no reasoning; the generation prompt <|im_start|>assistant\n.
+QWEN3_CODER_LIKE = """
+{%- for message in messages %}
+    {%- if message.role == "system" or message.role == "user" %}
+        {{- '<|im_start|>' + message.role + '\\n' + message.content + '<|im_end|>' + '\\n' }}
+    {%- elif message.role == "assistant" %}
+        {{- '<|im_start|>' + message.role + '\\n' + (message.content if message.content is string else '') }}
+        {%- if message.tool_calls is defined and message.tool_calls %}
+            {%- for tool_call in message.tool_calls %}
+                {%- if tool_call.function is defined %}{%- set tool_call = tool_call.function %}{%- endif %}
+                {{- '\\n<tool_call>\\n<function=' + tool_call.name + '>\\n' }}
+                {%- if tool_call.arguments is defined %}
+                    {%- for args_name, args_value in tool_call.arguments|items %}
+                        {{- '<parameter=' + args_name + '>\\n' }}
+                        {%- set args_value = args_value | tojson | safe if args_value is mapping or (args_value is sequence and args_value is not string) else args_value | string %}
+                        {{- args_value }}
+                        {{- '\\n</parameter>\\n' }}
+                    {%- endfor %}
+                {%- endif %}
+                {{- '</function>\\n</tool_call>' }}
+            {%- endfor %}
+        {%- endif %}
+        {{- '<|im_end|>\\n' }}
+    {%- elif message.role == "tool" %}
+        {{- '<|im_start|>user\\n<tool_response>\\n' + message.content + '\\n</tool_response><|im_end|>\\n' }}
+    {%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- '<|im_start|>assistant\\n' }}{%- endif %}
+"""
+
+# GLM-4.5, after the template its models ship (rendered with trim_blocks and lstrip_blocks):
+# reasoning kept only after the last user turn, an empty <think></think> otherwise and in the
+# prompt when enable_thinking is false; each call "\n<tool_call>NAME", a key/value pair per
+# argument (a string bare, anything else through tojson), "</tool_call>"; no end-of-turn marker.
+GLM45_LIKE = """[gMASK]<sop>
+{%- if tools -%}<|system|>
+# Tools
+{% for tool in tools %}{{ tool | tojson(ensure_ascii=False) }}
+{% endfor %}
+{%- endif -%}
+{%- set ns = namespace(last_user_index=-1) %}
+{%- for m in messages %}{%- if m.role == 'user' %}{% set ns.last_user_index = loop.index0 -%}{%- endif %}{%- endfor %}
+{% for m in messages %}
+{%- if m.role == 'user' -%}<|user|>
+{{ m.content }}{{- '/nothink' if (enable_thinking is defined and not enable_thinking and not m.content.endswith("/nothink")) else '' -}}
+{%- elif m.role == 'assistant' -%}
+<|assistant|>
+{%- set reasoning_content = m.reasoning_content if m.reasoning_content is string else '' %}
+{%- set content = m.content if m.content is string else '' %}
+{%- if loop.index0 > ns.last_user_index and reasoning_content -%}
+{{ '\\n<think>' + reasoning_content.strip() + '</think>'}}
+{%- else -%}
+{{ '\\n<think></think>' }}
+{%- endif -%}
+{%- if content.strip() -%}
+{{ '\\n' + content.strip() }}
+{%- endif -%}
+{% if m.tool_calls %}
+{% for tc in m.tool_calls %}
+{%- if tc.function %}
+    {%- set tc = tc.function %}
+{%- endif %}
+{{ '\\n<tool_call>' + tc.name }}
+{% set _args = tc.arguments %}
+{% for k, v in _args.items() %}
+<arg_key>{{ k }}</arg_key>
+<arg_value>{{ v | tojson(ensure_ascii=False) if v is not string else v }}</arg_value>
+{% endfor %}
+</tool_call>{% endfor %}
+{% endif %}
+{%- elif m.role == 'tool' -%}
+<|observation|>
+<tool_response>
+{{ m.content }}
+</tool_response>
+{%- endif -%}
+{%- endfor -%}
+{%- if add_generation_prompt -%}
+<|assistant|>{{- '\\n<think></think>' if (enable_thinking is defined and not enable_thinking) else '' -}}
+{%- endif -%}
+"""
+
+
+def test_qwen3_coder_template_is_parameters_in_function_tags():
+    assert detect(QWEN3_CODER_LIKE) is QWEN3_CODER
+
+
+def test_glm45_template_is_key_value_tags_with_its_thinking_toggle():
+    assert detect(GLM45_LIKE) is GLM45

@@ -136,6 +136,9 @@ class PreparedSchema:
 
     xgrammar_schema: dict | bool
     nodes: Node
+    # With the length bounds: for arguments written as parameters (xgrammar's XML styles), where
+    # xgrammar enforces the bounds of a bare-text string itself and the guard does not follow.
+    bounded_schema: dict | bool = True
 
 
 class _Refused(ValueError):
@@ -185,7 +188,7 @@ def prepare(schema: Any, where: str, unsupported: str = "error") -> PreparedSche
         nodes = build_nodes(normal)
     except ValueError as e:
         raise ValueError(str(e) if isinstance(e, _Refused) else f"{where}: {e}") from None
-    return PreparedSchema(_without_lengths(normal), nodes)
+    return PreparedSchema(_without_lengths(normal), nodes, normal)
 
 
 def _normalize(node: Any, ctx: _Context, path: str, top: bool = False) -> Any:

@@ -74,6 +74,8 @@ class GrammarSpec:
         if t.layout == "harmony":
             skip = len(t.messages.channel)
             return {re.escape(header_after_role(self.format, s.name)[skip:]): s.schema.nodes for s in self.tools}
+        if t.xml is not None:
+            return {}  # parameters are no JSON the guard could follow; xgrammar has the bounds
         if t.call_object_layout:
             obj = call_object_node(t.name_key, t.arguments_key, {s.name: s.schema.nodes for s in self.tools})
             return {re.escape(t.header): obj}
@@ -246,9 +248,13 @@ def build_spec(
         if json_object:  # the name is a constant inside the call object
             arguments = [JSONSchemaFormat(json_schema=call_object_schema(t, spec), max_whitespace_cnt=max_whitespace)]
             return _seq(marks.text(header, None, t.sep) + arguments + marks.text(footer, None, t.sep))
+        if t.xml is not None:
+            arguments = JSONSchemaFormat(json_schema=spec.schema.bounded_schema, style=t.xml.style, max_whitespace_cnt=max_whitespace)
+        else:
+            arguments = JSONSchemaFormat(json_schema=spec.schema.xgrammar_schema, max_whitespace_cnt=max_whitespace)
         return _seq(
             marks.text(header[at_name:], spec.name, t.sep)
-            + [JSONSchemaFormat(json_schema=spec.schema.xgrammar_schema, max_whitespace_cnt=max_whitespace)]
+            + [arguments]
             + marks.text(footer, None, t.sep)
         )
 

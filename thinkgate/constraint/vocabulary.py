@@ -59,8 +59,12 @@ class Vocabulary:
             tokenizer, vocab_size=self.size, stop_token_ids=list(self.stop_token_ids)
         )
         self.token_bytes: list[bytes] = list(plain.decoded_vocab)
+        # Parameter tags that a tokenizer has as special tokens (GLM's <arg_key>) are written as
+        # text by xgrammar's XML styles: they keep their text.
+        text_tags = _parameter_tags()
+        added = getattr(tokenizer, "added_tokens_decoder", {})
         self.control_ids = frozenset(
-            i for i in getattr(tokenizer, "added_tokens_decoder", {}) if i not in self.stop_token_ids
+            i for i, tok in added.items() if i not in self.stop_token_ids and str(tok) not in text_tags
         )
         vocab = list(self.token_bytes)
         for i in self.control_ids:
@@ -132,6 +136,11 @@ class TokenTables:
             pack(np.flatnonzero(plain & (self.chars > r)), size) for r in range(self.max_chars + 1)
         ]
         self.empty = pack((), size)
+
+
+def _parameter_tags() -> frozenset[str]:
+    """The tags of every registered format whose arguments are written as parameters."""
+    return frozenset(m for name in format_names() if (xml := get_format(name).tools.xml) is not None for m in xml.markers)
 
 
 def _default_stop_ids(tokenizer: Any) -> list[int]:

@@ -1,17 +1,18 @@
 """Declarative descriptions of model output formats: the single source of truth for markers."""
 
-from . import deepseek, harmony, kimi, llama, mistral, qwen
-from .base import NO_REASONING, ChannelMessages, ChatFormat, HeaderPiece, ReasoningFormat, Thinking, ToolCallFormat
+from . import deepseek, glm, harmony, kimi, llama, mistral, qwen
+from .base import NO_REASONING, ChannelMessages, ChatFormat, HeaderPiece, ReasoningFormat, Thinking, ToolCallFormat, XmlArguments
 from .deepseek import DEEPSEEK_R1, DEEPSEEK_V3, DEEPSEEK_V3_1
 from .detection import detect
+from .glm import GLM45
 from .harmony import GPT_OSS
 from .kimi import KIMI_K2
 from .llama import LLAMA3_JSON
 from .mistral import MISTRAL
-from .qwen import QWEN3
+from .qwen import QWEN3, QWEN3_CODER
 from .registry import aliases, get_format, names, register
 
-for _fmt in (*deepseek.FORMATS, *qwen.FORMATS, *kimi.FORMATS, *mistral.FORMATS, *harmony.FORMATS, *llama.FORMATS):
+for _fmt in (*deepseek.FORMATS, *qwen.FORMATS, *glm.FORMATS, *kimi.FORMATS, *mistral.FORMATS, *harmony.FORMATS, *llama.FORMATS):
     register(_fmt)
 
 __all__ = [
@@ -20,16 +21,19 @@ __all__ = [
     "DEEPSEEK_R1",
     "DEEPSEEK_V3",
     "DEEPSEEK_V3_1",
+    "GLM45",
     "GPT_OSS",
     "KIMI_K2",
     "LLAMA3_JSON",
     "MISTRAL",
     "NO_REASONING",
     "QWEN3",
+    "QWEN3_CODER",
     "HeaderPiece",
     "ReasoningFormat",
     "Thinking",
     "ToolCallFormat",
+    "XmlArguments",
     "aliases",
     "detect",
     "get_format",

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Literal, Optional, Union
+from typing import Any, Literal, Optional, Union
 
 Thinking = Union[bool, Literal["auto"]]
 """How an output starts: ``True`` inside reasoning, ``False`` in the answer, ``"auto"`` in the
@@ -101,6 +101,52 @@ class ChannelMessages:
 
 
 @dataclass(frozen=True)
+class XmlArguments:
+    """Arguments written as XML-like parameters, one per key, rather than as a JSON object.
+
+    One parameter is written ``key_open + KEY + key_close + between + value_open + padding +
+    VALUE + padding + value_close + "\n"``: a string value as its bare text, any other value as
+    JSON. Qwen3-Coder::
+
+        <parameter=city>
+        Paris
+        </parameter>
+
+    GLM-4.5::
+
+        <arg_key>city</arg_key>
+        <arg_value>Paris</arg_value>
+
+    ``style`` names xgrammar's JSON-schema style that enforces the same text. Whitespace around a
+    value is not part of it (the grammar allows any there), so a reader strips it.
+    """
+
+    style: str
+    key_open: str
+    key_close: str
+    value_close: str
+    value_open: str = ""
+    between: str = ""
+    padding: str = ""
+
+    @property
+    def markers(self) -> tuple[str, ...]:
+        return tuple(m for m in (self.key_open, self.key_close, self.value_open, self.value_close) if m)
+
+    def parameter(self, key: str, value: Any) -> str:
+        """One parameter as the model's chat template writes it."""
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        return self.key_open + key + self.key_close + self.between + self.value_open + self.padding + text + self.padding + self.value_close + "\n"
+
+    def render(self, arguments: str) -> str:
+        """JSON ``arguments`` (an object) as parameters."""
+        values = json.loads(arguments)
+        if not isinstance(values, dict):
+            raise ValueError(f"arguments must be a JSON object to be written as parameters, not {arguments!r}")
+        return "".join(self.parameter(k, v) for k, v in values.items())
+
+
+@dataclass(frozen=True)
 class ToolCallFormat:
     """Tool calls as a section of marker-delimited calls, each a header naming the tool and the
     JSON arguments, then a footer.
@@ -108,7 +154,9 @@ class ToolCallFormat:
     Layouts: ``tagged_json`` (the header names the tool, the arguments follow as JSON),
     ``json_object`` (each call one JSON object holding name and arguments, inside its markers),
     ``bare_json`` (no markers at all: an answer that *starts* with a JSON call object is calls,
-    joined by ``separator``; Llama 3.x) and ``harmony`` (channel messages).
+    joined by ``separator``; Llama 3.x), ``tagged_xml`` (as ``tagged_json``, the arguments written
+    as parameters, see :class:`XmlArguments`; Qwen3-Coder, GLM) and ``harmony`` (channel
+    messages).
 
     The call text is ``call_begin + header.format(sep=sep, name=NAME) + ARGS + footer + call_end``
     and calls in a section are joined by ``separator``. Example (DeepSeek V3.1)::
@@ -120,7 +168,7 @@ class ToolCallFormat:
     accepts ``<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{"a": 1}<｜tool▁call▁end｜><｜tool▁calls▁end｜>``.
     """
 
-    layout: Literal["tagged_json", "json_object", "bare_json", "harmony"]
+    layout: Literal["tagged_json", "json_object", "bare_json", "tagged_xml", "harmony"]
     section: tuple[str, str]
     call: tuple[str, str]
     sep: str
@@ -140,6 +188,8 @@ class ToolCallFormat:
     # bare_json layout: a marker the model may write before its calls (Llama's <|python_tag|>);
     # read when it is there, never required, never generated under a grammar.
     optional_begin: str = ""
+    # tagged_xml layout: how the parameters are written.
+    xml: Optional[XmlArguments] = None
 
     @property
     def call_object_layout(self) -> bool:
@@ -197,7 +247,10 @@ class ToolCallFormat:
 
     def call_text(self, name: str, arguments: str, index: int = 0) -> str:
         """The exact text of one call, markers included."""
-        body = self.call_object(name, arguments) if self.call_object_layout else arguments
+        if self.call_object_layout:
+            body = self.call_object(name, arguments)
+        else:
+            body = self.xml.render(arguments) if self.xml is not None else arguments
         header = self.header_text(name if not self.call_object_layout else "", index)
         return self.call_begin + header + body + self.footer + self.call_end
 

@@ -204,7 +204,9 @@ def _spellings(text: str, value: dict) -> list[str]:
 
 def _section_length(tools: ToolCallFormat, text: str, n: int) -> Optional[int]:
     """The length of ``tools``' section of the ``n`` probe calls in ``text``, or None if absent."""
-    for args in itertools.product(*(_spellings(text, a) for _, a in _CALLS[:n])):
+    # Parameters (tagged_xml) are written one way; JSON is found as the template spelled it.
+    spell = (lambda a: [json.dumps(a)]) if tools.xml is not None else (lambda a: _spellings(text, a))
+    for args in itertools.product(*(spell(a) for _, a in _CALLS[:n])):
         calls = [tools.call_text(name, a, i) for i, ((name, _), a) in enumerate(zip(_CALLS, args))]
         body = tools.section_begin + tools.separator.join(calls)
         at = text.find(body)

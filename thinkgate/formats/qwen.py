@@ -3,9 +3,20 @@
 ``<tool_call>\\n{"name": "get_weather", "arguments": {"city": "Paris"}}\\n</tool_call>``, calls
 separated by a newline; Qwen3 thinks in ``<think>…</think>`` and its template can switch that off
 (the prompt then ends in an empty ``<think>\\n\\n</think>\\n\\n``).
+
+Qwen3-Coder writes the same ``<tool_call>`` tags around a call in XML-like parameters, a string
+as its bare text, and does not think::
+
+    <tool_call>
+    <function=get_weather>
+    <parameter=city>
+    Paris
+    </parameter>
+    </function>
+    </tool_call>
 """
 
-from .base import ChatFormat, ReasoningFormat, ToolCallFormat
+from .base import NO_REASONING, ChatFormat, ReasoningFormat, ToolCallFormat, XmlArguments
 
 TOOL_CALL_BEGIN = "<tool_call>"
 TOOL_CALL_END = "</tool_call>"
@@ -35,4 +46,24 @@ QWEN3 = ChatFormat(
     description="Qwen2.5 / Qwen3 / Hermes: <tool_call>{\"name\", \"arguments\"}</tool_call>, Qwen3 thinking",
 )
 
-FORMATS = (QWEN3,)
+QWEN3_CODER_TOOLS = ToolCallFormat(
+    layout="tagged_xml",
+    section=("", ""),
+    call=(TOOL_CALL_BEGIN, TOOL_CALL_END),
+    sep="",
+    header="\n<function={name}>\n",
+    footer="</function>\n",
+    separator="\n",
+    xml=XmlArguments(style="qwen_xml", key_open="<parameter=", key_close=">", value_close="</parameter>", padding="\n"),
+)
+
+QWEN3_CODER = ChatFormat(
+    name="qwen3_coder",
+    reasoning=NO_REASONING,
+    tools=QWEN3_CODER_TOOLS,
+    eos=IM_END,
+    aliases=("qwen3coder", "qwen3_xml"),
+    description="Qwen3-Coder: <tool_call><function=NAME><parameter=K>V</parameter></function></tool_call>",
+)
+
+FORMATS = (QWEN3, QWEN3_CODER)

@@ -28,10 +28,6 @@ class BareJsonMachine(TaggedJsonMachine):
     """Events from the text of one output in the ``bare_json`` layout (see the module)."""
 
     def __init__(self, fmt: ChatFormat, thinking: Thinking, *args, calls_after_content: bool = True, **kwargs) -> None:
-        if not fmt.reasoning.present:
-            if thinking is True:
-                raise ValueError(f"format {fmt.name!r} does not think (it has no reasoning markers): thinking cannot be True")
-            thinking = False  # "auto": there is no marker the model could open reasoning with
         # A call is only ever the start of the answer: after text, a "{" is text.
         super().__init__(fmt, thinking, *args, calls_after_content=False, **kwargs)
         tools = fmt.tools

@@ -51,6 +51,8 @@ class JsonScanner:
     (1, True)
     """
 
+    KIND = "JSON"  # what the arguments are written in, for errors
+
     __slots__ = ("state", "_stack", "_key", "_literal", "_literal_at", "_hex_left", "error", "_object_only")
 
     def __init__(self, object_only: bool = True) -> None:
@@ -72,6 +74,14 @@ class JsonScanner:
     @property
     def failed(self) -> bool:
         return self.state == ERROR
+
+    def arguments_text(self, buf: str, start: int, end: int) -> str:
+        """The arguments' JSON in what was just read: all of it."""
+        return buf[start:end]
+
+    def end(self, buf: str, pos: int, end: int) -> bool:
+        """An object is done only when it closes, never at a marker."""
+        return False
 
     @property
     def in_string(self) -> bool:

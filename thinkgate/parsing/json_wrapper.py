@@ -27,6 +27,8 @@ class JsonWrapperScanner:
     After each :meth:`feed`, ``spans`` holds the ``(start, end)`` ranges of the fed text that
     belong to the arguments value; ``name`` is set once the name's string has closed."""
 
+    KIND = "JSON"  # what the arguments are written in, for errors
+
     __slots__ = ("state", "error", "name", "arguments_done", "spans", "_name_key", "_args_key", "_key", "_value", "_value_key", "_raw_name")
 
     def __init__(self, name_key: str = "name", arguments_key: str = "arguments") -> None:
@@ -49,6 +51,13 @@ class JsonWrapperScanner:
     @property
     def failed(self) -> bool:
         return self.state == ERROR
+
+    def arguments_text(self, buf: str, start: int, end: int) -> str:
+        """The arguments' JSON in what was just read: the arguments value's spans only."""
+        return "".join(buf[a:b] for a, b in self.spans) if end > start else ""
+
+    def end(self, buf: str, pos: int, end: int) -> bool:
+        return False
 
     @property
     def in_string(self) -> bool:

@@ -69,11 +69,16 @@ class CallMachine:
     ) -> None:
         if thinking not in (True, False, "auto"):
             raise ValueError(f"thinking must be True, False or 'auto', not {thinking!r}")
+        if not fmt.reasoning.present:
+            if thinking is True:
+                raise ValueError(f"format {fmt.name!r} does not think (it has no reasoning markers): thinking cannot be True")
+            thinking = False  # "auto": there is no marker the model could open reasoning with
         if on_invalid_call not in INVALID_CALL_POLICIES:
             raise ValueError(
                 f"on_invalid_call must be one of {INVALID_CALL_POLICIES}, not {on_invalid_call!r}"
             )
         self.fmt = fmt
+        self._thinking = thinking
         self._tool_names = tool_names
         self._id_to_marker = id_to_marker
         self._policy = on_invalid_call
@@ -285,11 +290,10 @@ class CallMachine:
     def _arguments_text(self, buf: str, start: int, end: int) -> None:
         """Text the scanner has read: all of it is the call's; the arguments' part (all of it,
         but for a call object only the arguments value) streams."""
-        if end <= start:
-            return
-        self._raw.append(buf[start:end])
         scanner = self._scanner
-        text = "".join(buf[a:b] for a, b in scanner.spans) if self._json_object else buf[start:end]
+        text = scanner.arguments_text(buf, start, end)
+        if end > start:
+            self._raw.append(buf[start:end])
         if text:
             self._args.append(text)
             if self._suspect is None and self._call_index is not None:
@@ -300,7 +304,7 @@ class CallMachine:
     def _arguments(self, buf: str, pos: int, credits: Credits | None) -> int:
         """The arguments' JSON, validated as it arrives, up to the next marker that counts."""
         n = len(buf)
-        if not self._args and not self._json_object:
+        if not self._args and type(self._scanner) is JsonScanner:  # its leading space is no argument text
             j = _SPACE_RUN.match(buf, pos).end()  # type: ignore[union-attr]
             if j > pos:
                 self._raw.append(buf[pos:j])
@@ -312,23 +316,26 @@ class CallMachine:
         q = scanner.feed(buf, pos, limit)
         if scanner.failed:
             if self._suspect is not None:
-                self._roll_back_suspect(f"arguments are not valid JSON: {scanner.error}", buf, pos)
+                self._roll_back_suspect(f"arguments are not valid {scanner.KIND}: {scanner.error}", buf, pos)
                 return n
             self._arguments_text(buf, pos, q)  # the valid prefix, as streaming would have sent it
-            self._pending_error = f"arguments are not valid JSON: {scanner.error}"
+            self._pending_error = f"arguments are not valid {scanner.KIND}: {scanner.error}"
             self.stage = self.INVALID_CALL
             return q
         self._arguments_text(buf, pos, q)
         if scanner.done:
-            if self._suspect is not None:
-                self._release_suspect()
-            if self._call_index is not None:
-                self._valid_calls += 1
-                self._out.append(ToolCallEnd(self._call_index, self._call_id_value, self._call_name or "", "".join(self._args)))
-            self._arguments_done()
+            self._complete_call()
             return q
         if m is None:
-            return self._rest(buf, limit)
+            if self._final:  # text a parameter tag might have begun: the call is cut off there
+                self._raw.append(buf[q:limit])
+                return self._rest(buf, limit)
+            return self._rest(buf, min(q, limit))
+        if scanner.end(buf, q, p):  # arguments that end where the call's end marker comes (GLM)
+            self._raw.append(buf[q:p])
+            self._arguments_text(buf, p, p)
+            self._complete_call()
+            return p
         if credits is None and scanner.in_string:
             return self._suspect_marker(scanner, buf, p, m)
         # The marker is real and the object is still open: the call is broken off.
@@ -339,6 +346,15 @@ class CallMachine:
             return n
         self._pending_error = error
         return self._broken_off(m, p, credits)
+
+    def _complete_call(self) -> None:
+        """The arguments are complete: the call stands (unless its tool is unknown)."""
+        if self._suspect is not None:
+            self._release_suspect()
+        if self._call_index is not None:
+            self._valid_calls += 1
+            self._out.append(ToolCallEnd(self._call_index, self._call_id_value, self._call_name or "", "".join(self._args)))
+        self._arguments_done()
 
     def _arguments_done(self) -> None:
         """The arguments' object closed: what follows it (a footer, the call's end)."""

@@ -13,9 +13,20 @@ from .message import Message, MessageBuilder
 from .openai import render_deltas
 from .machine import default_call_id
 from .tagged_json import TaggedJsonMachine
+from .tagged_xml import TaggedXmlMachine
 from .thinking import marker_token_ids
 
-_MACHINES = {"tagged_json": TaggedJsonMachine, "json_object": TaggedJsonMachine, "bare_json": BareJsonMachine, "harmony": HarmonyMachine}
+_MACHINES = {"tagged_json": TaggedJsonMachine, "json_object": TaggedJsonMachine, "bare_json": BareJsonMachine, "tagged_xml": TaggedXmlMachine, "harmony": HarmonyMachine}
+
+
+def tool_parameters(tools: Optional[Iterable[Any]]) -> dict[str, Any]:
+    """The parameters schema of each OpenAI-shape tool, by name."""
+    out = {}
+    for tool in tools or ():
+        fn = tool.get("function") if isinstance(tool, Mapping) else None
+        if isinstance(fn, Mapping) and isinstance(fn.get("name"), str):
+            out[fn["name"]] = fn.get("parameters")
+    return out
 
 
 def tool_names(tools: Optional[Iterable[Any]]) -> Optional[frozenset[str]]:
@@ -84,6 +95,8 @@ class StreamParser:
         machine_cls = _MACHINES.get(self.format.tools.layout)
         if machine_cls is None:
             raise ValueError(f"no parser for tool-call layout {self.format.tools.layout!r}")
+        # Parameters written as text are typed by the tools' schemas (a string is bare text).
+        typed = {"tool_parameters": tool_parameters(tools)} if machine_cls is TaggedXmlMachine else {}
         self._machine = machine_cls(
             self.format,
             thinking,
@@ -94,6 +107,7 @@ class StreamParser:
             calls_after_content=calls_after_content,
             reasoning_only=reasoning_only,
             call_id=call_id,
+            **typed,
         )
         render_deltas([], reasoning_field)  # reject a bad field name now, not mid-stream
         self.reasoning_field = reasoning_field

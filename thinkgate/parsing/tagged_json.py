@@ -70,7 +70,6 @@ class TaggedJsonMachine(CallMachine):
     ) -> None:
         super().__init__(fmt, thinking, tool_names, id_to_marker, on_invalid_call=on_invalid_call, reasoning_only=reasoning_only, call_id=call_id)
         tools = fmt.tools
-        self._thinking = thinking
         self._open = fmt.reasoning.open
         self._close = fmt.reasoning.close
         # Every marker that ends the output: the end of sequence, and the format's other stops.
@@ -111,7 +110,7 @@ class TaggedJsonMachine(CallMachine):
             Stage.STOPPED: self._stopped,
         }
 
-        self.stage = Stage.CONTENT if thinking is False else Stage.START
+        self.stage = Stage.CONTENT if self._thinking is False else Stage.START
         self._section_return = Stage.CONTENT
 
     def _finish_stage(self) -> None:
@@ -325,9 +324,13 @@ class TaggedJsonMachine(CallMachine):
             self.stage = Stage.INVALID_CALL
             return pos
         self._start_call(name)
-        self._scanner = JsonScanner()
+        self._scanner = self._arguments_scanner(name)
         self.stage = Stage.ARGUMENTS
         return pos
+
+    def _arguments_scanner(self, name: str):
+        """What reads a call's arguments after its header names the tool."""
+        return JsonScanner()
 
     def _arguments_done(self) -> None:
         self._after = ""

@@ -1,0 +1,178 @@
+"""Qwen3-Coder and GLM-4.5/4.6: calls whose arguments are written as parameters, a string as
+its bare text. The parser types each value by the tool's schema; the grammar is xgrammar's XML
+style for the format, the schema's bounds included."""
+
+import json
+import zlib
+
+import jsonschema
+import pytest
+
+from helpers import every_split_agrees
+from test_constraint_sampling import check, sample_batch
+from thinkgate import StreamParser, parse
+from thinkgate.constraint import ReasonerGrammar, compile_tool_grammar
+from thinkgate.constraint.vocabulary import vocabulary_for
+from thinkgate.formats import GLM45, QWEN3_CODER, get_format
+
+WEATHER_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "city": {"type": "string", "maxLength": 8},
+        "zip": {"type": "string"},
+        "days": {"type": "integer"},
+        "hourly": {"type": "boolean"},
+        "units": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+        "at": {"type": "array", "items": {"type": "number"}},
+    },
+    "required": ["city"],
+}
+TOOLS = [
+    {"type": "function", "function": {"name": "get_weather", "parameters": WEATHER_SCHEMA}},
+    {"type": "function", "function": {"name": "now", "parameters": {"type": "object", "properties": {}}}},
+]
+XML_FORMATS = [QWEN3_CODER, GLM45]
+TOKENIZERS = {"qwen3_coder": "qwen_tokenizer", "glm45": "glm_tokenizer"}
+
+
+def test_the_names_serving_engines_use():
+    assert get_format("qwen3_coder") is QWEN3_CODER and get_format("qwen3coder") is QWEN3_CODER
+    for name in ("glm45", "glm4_moe", "glm", "glm4.6"):
+        assert get_format(name) is GLM45
+
+
+def test_the_documented_layouts():
+    call = [("get_weather", '{"city": "Paris", "days": 3}')]
+    assert QWEN3_CODER.tools.section_text(call) == (
+        "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n"
+        "<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>"
+    )
+    assert GLM45.tools.section_text(call) == (
+        "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n"
+        "<arg_key>days</arg_key>\n<arg_value>3</arg_value>\n</tool_call>"
+    )
+
+
+@pytest.mark.parametrize("fmt", XML_FORMATS, ids=lambda f: f.name)
+def test_values_are_typed_by_the_schema(fmt):
+    # "75001" and "true" are strings where the schema says string, JSON where it says otherwise
+    args = {"city": "true", "zip": "75001", "days": 3, "hourly": False, "units": None, "at": [1.5, 2]}
+    text = "Checking.\n" + fmt.tools.section_text([("get_weather", json.dumps(args)), ("now", "{}")]) + fmt.eos
+    m = every_split_agrees(text, format=fmt, tools=TOOLS)
+    assert m.content == "Checking." and [c.name for c in m.tool_calls] == ["get_weather", "now"]
+    assert json.loads(m.tool_calls[0].arguments) == args and m.tool_calls[1].arguments == "{}"
+    # without the tools, a value that reads as JSON is JSON
+    m = every_split_agrees(text, format=fmt)
+    assert json.loads(m.tool_calls[0].arguments) == {**args, "city": True, "zip": 75001}
+
+
+@pytest.mark.parametrize("fmt", XML_FORMATS, ids=lambda f: f.name)
+def test_arguments_stream_a_parameter_at_a_time(fmt):
+    text = fmt.tools.section_text([("get_weather", '{"city": "Lyon", "days": 2}')])
+    parser = StreamParser(fmt, tools=TOOLS)
+    deltas = [d for piece in text for d in parser.feed(piece)]
+    args = [tc["function"]["arguments"] for d in deltas for tc in d.get("tool_calls", []) if tc["function"].get("arguments")]
+    assert args == ['{"city": "Lyon"', ', "days": 2', "}"]
+
+
+@pytest.mark.parametrize("fmt", XML_FORMATS, ids=lambda f: f.name)
+def test_a_value_with_markup_text_and_newlines_is_kept_whole(fmt):
+    value = "a <b> c\n</d>\n e"
+    text = fmt.tools.section_text([("get_weather", json.dumps({"city": value}))])
+    m = every_split_agrees(text, format=fmt, tools=TOOLS)
+    assert json.loads(m.tool_calls[0].arguments) == {"city": value}
+
+
+@pytest.mark.parametrize("fmt", XML_FORMATS, ids=lambda f: f.name)
+@pytest.mark.parametrize(
+    ("body", "error"),
+    [
+        ("{key_open}city{key_close}{mid}x{value_close}\n{key_open}city{key_close}{mid}y{value_close}\n", "given twice"),
+        ("{key_open}ci ty{key_close}{mid}x{value_close}\n", "invalid parameter name"),
+        ("{key_open}city{key_close}{mid}x", "ended before"),
+    ],
+)
+def test_unreadable_parameters_make_the_call_invalid_and_spare_the_next(fmt, body, error):
+    xml = fmt.tools.xml
+    mid = xml.between + xml.value_open + xml.padding
+    bad = fmt.tools.call_begin + fmt.tools.header_text("get_weather") + body.format(key_open=xml.key_open, key_close=xml.key_close, mid=mid, value_close=xml.value_close) + fmt.tools.footer + fmt.tools.call_end
+    text = bad + "\n" + fmt.tools.call_text("now", "{}")
+    m = every_split_agrees(text, format=fmt, tools=TOOLS)
+    assert [c.name for c in m.tool_calls] == ["now"]
+    assert error in m.invalid_tool_calls[0].error and m.content == bad
+
+
+@pytest.mark.parametrize("fmt", XML_FORMATS, ids=lambda f: f.name)
+def test_a_call_cut_off_mid_parameter(fmt):
+    text = fmt.tools.section_text([("get_weather", '{"city": "Paris"}')])
+    cut = text[: text.index("Paris") + 3]
+    m = every_split_agrees(cut, format=fmt, tools=TOOLS)
+    assert m.tool_calls == [] and m.invalid_tool_calls[0].cut_off and m.finish_reason == "length"
+    assert m.content == cut
+
+
+def test_qwen3_coder_does_not_think_and_glm_opens_its_reasoning():
+    with pytest.raises(ValueError, match="does not think"):
+        StreamParser("qwen3_coder", thinking=True)
+    text = "<think>Which city?</think>\n" + GLM45.tools.call_text("now", "{}") + "<|observation|>"
+    m = every_split_agrees(text, format="glm45", thinking="auto")
+    assert (m.reasoning_content, m.content, [c.name for c in m.tool_calls]) == ("Which city?", None, ["now"])
+
+
+def _walk(grammar, tokenizer, text, thinking=False):
+    g = ReasonerGrammar(grammar, thinking=thinking)
+    return g, g.accept_tokens(tokenizer.encode(text, add_special_tokens=False))
+
+
+@pytest.mark.parametrize("fmt", XML_FORMATS, ids=lambda f: f.name)
+def test_the_grammar_takes_the_template_layout_and_the_schema_bounds(request, fmt):
+    tok = request.getfixturevalue(TOKENIZERS[fmt.name])
+    grammar = compile_tool_grammar(tok, fmt, TOOLS, "required")
+    good = fmt.tools.section_text([("get_weather", '{"city": "Nice", "at": [1, 2.5]}'), ("now", "{}")])
+    g, ok = _walk(grammar, tok, good)
+    assert ok and g.accept_token(grammar.stop_ids[0]) and g.is_terminated()
+    # maxLength 8 on a bare-text string, a number where an integer belongs, a key not in the schema
+    for bad in ('{"city": "Montpellier"}', '{"city": "Nice", "days": 2.5}', '{"city": "Nice", "wind": 1}'):
+        assert not _walk(grammar, tok, fmt.tools.call_text("get_weather", bad))[1], bad
+
+
+def test_glm_parameter_tags_are_special_tokens_the_grammar_lets_through(glm_tokenizer):
+    # GLM's tokenizer has <arg_key> and the rest as special tokens: they keep their text, so the
+    # grammar (which writes them as text) takes the single token the model would generate
+    tags = GLM45.tools.xml.markers
+    ids = glm_tokenizer.convert_tokens_to_ids(list(tags))
+    assert all(i in glm_tokenizer.added_tokens_decoder for i in ids)
+    assert not set(ids) & vocabulary_for(glm_tokenizer).control_ids
+    grammar = compile_tool_grammar(glm_tokenizer, GLM45, TOOLS, "required")
+    g = ReasonerGrammar(grammar, thinking=False)
+    prefix = glm_tokenizer.encode(GLM45.tools.call_begin + "get_weather\n", add_special_tokens=False)
+    assert g.accept_tokens(prefix) and g.accept_token(ids[0])
+
+
+@pytest.mark.parametrize("fmt", XML_FORMATS, ids=lambda f: f.name)
+def test_random_sampling_gives_valid_calls_several_of_them_in_turn(request, fmt):
+    tok = request.getfixturevalue(TOKENIZERS[fmt.name])
+    samples = sample_batch(tok, fmt.name, "required", "off", n=50, seed=zlib.crc32(fmt.name.encode()))
+    verdicts = check(tok, fmt.name, "required", "off", samples)
+    assert set(verdicts) <= {"valid", "unterminated"} and verdicts["valid"] >= 45, verdicts
+    counts = [len(parse(tok.decode(ids[:-1]), format=fmt, thinking=False).tool_calls) for ids, g in samples if g.is_terminated()]
+    assert max(counts) >= 2
+
+
+@pytest.mark.parametrize("fmt", XML_FORMATS, ids=lambda f: f.name)
+def test_inspect_shows_parameters_the_grammar_accepts(request, tmp_path, capsys, fmt):
+    from thinkgate.cli import main
+
+    tok = request.getfixturevalue(TOKENIZERS[fmt.name])
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps(TOOLS))
+    assert main(["inspect", "--format", fmt.name, "--tools", str(path), "--tool-choice", "required"]) == 0
+    out = capsys.readouterr().out
+    shown = out.split("# an example of a valid output (after the reasoning)\n")[1].split("\n\n# the grammar")[0]
+    shown = shown.split(fmt.reasoning.close)[-1].lstrip() if fmt.reasoning.present else shown
+    m = parse(shown, format=fmt, tools=TOOLS, thinking=False)
+    assert [c.name for c in m.tool_calls] == ["get_weather", "now"]  # one call of each tool
+    jsonschema.validate(json.loads(m.tool_calls[0].arguments), WEATHER_SCHEMA)
+    grammar = compile_tool_grammar(tok, fmt, TOOLS, "required")
+    g, ok = _walk(grammar, tok, shown)
+    assert ok and g.accept_token(grammar.stop_ids[0])

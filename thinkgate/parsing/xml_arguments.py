@@ -1,0 +1,228 @@
+"""A tool call's arguments written as XML-like parameters (Qwen3-Coder, GLM), read as they arrive
+and turned into the JSON object they stand for.
+
+The scanner has the interface of :class:`~thinkgate.parsing.json_scanner.JsonScanner` that the
+call machine drives (``feed``, ``done``, ``failed``, ``in_string``), plus two things JSON does not
+need: :meth:`arguments_text` hands over the JSON written so far (a parameter at a time, once its
+value has closed), and :meth:`end` closes the arguments where the call's end marker comes (GLM's
+parameters have no closing tag of their own). Text that could still be the start of a parameter
+tag is left unread (``feed`` returns before it) so the machine carries it to the next delta.
+
+A value's type comes from the tool's schema: a property that can only be a string is the bare
+text; otherwise the text is read as JSON, and as a string when it is none (which is also what
+the value is when the schema is not known).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any, Optional
+
+from ..formats.base import XmlArguments
+
+_MAX_KEY = 256
+_SPACE_RUN = re.compile(r"[ \t\r\n]*")
+_KEY = re.compile(r"[^\s<>\"'/=]+\Z")
+
+# States
+BETWEEN, KEY, BEFORE_VALUE, VALUE, DONE, FAILED = range(6)
+
+
+class XmlArgumentsScanner:
+
+    KIND = "parameters"  # what the arguments are written in, for errors
+    def __init__(self, xml: XmlArguments, parameters: Optional[Mapping[str, Any]] = None) -> None:
+        self._xml = xml
+        self._properties = _properties(parameters)
+        self.state = BETWEEN
+        self.error: Optional[str] = None
+        self._text = ""  # the key or value being read
+        self._key = ""
+        self._keys: set[str] = set()
+        self._out: list[str] = []  # JSON not yet handed over
+        self._searched = 0  # how much of a value was searched for its closing tag already
+
+    @property
+    def done(self) -> bool:
+        return self.state == DONE
+
+    @property
+    def failed(self) -> bool:
+        return self.state == FAILED
+
+    @property
+    def in_string(self) -> bool:
+        # A marker met inside a value ends the call: values are not JSON strings that could be
+        # seen to close later.
+        return False
+
+    def arguments_text(self, buf: str, start: int, end: int) -> str:
+        out, self._out = "".join(self._out), []
+        return out
+
+    def feed(self, buf: str, pos: int = 0, end: Optional[int] = None) -> int:
+        """Read ``buf[pos:end]``; the position reached (before undecided tag text, or after the
+        arguments when they are done)."""
+        end = len(buf) if end is None else end
+        xml = self._xml
+        while pos < end and self.state < DONE:
+            state = self.state
+            if state == BETWEEN:
+                j = _SPACE_RUN.match(buf, pos, end).end()  # type: ignore[union-attr]
+                if j == end:
+                    return end
+                rest = buf[j:end]
+                if rest.startswith(xml.key_open):
+                    self.state, self._text = KEY, ""
+                    pos = j + len(xml.key_open)
+                elif xml.key_open.startswith(rest):
+                    return j  # perhaps a parameter: wait for more
+                else:
+                    self._close_object()
+                    return j  # the footer or what else follows
+            elif state == KEY:
+                k = buf.find(xml.key_close, pos, end)
+                stop = end if k < 0 else k
+                self._text += buf[pos:stop]
+                if len(self._text) > _MAX_KEY:
+                    return self._fail(f"a parameter name longer than {_MAX_KEY} characters", pos)
+                if k < 0:
+                    # the closing text may have begun: leave its start unread
+                    keep = _partial_suffix(buf, pos, end, xml.key_close)
+                    self._text = self._text[: len(self._text) - keep] if keep else self._text
+                    return end - keep
+                key = self._text
+                if not _KEY.match(key):
+                    return self._fail(f"invalid parameter name {key!r}", pos)
+                if key in self._keys:
+                    return self._fail(f"the parameter {key!r} is given twice", pos)
+                self._keys.add(key)
+                self._key = key
+                self.state = BEFORE_VALUE
+                pos = k + len(xml.key_close)
+            elif state == BEFORE_VALUE:
+                if not xml.value_open:
+                    self.state, self._text, self._searched = VALUE, "", 0
+                    continue
+                j = _SPACE_RUN.match(buf, pos, end).end()  # type: ignore[union-attr]
+                rest = buf[j:end]
+                if rest.startswith(xml.value_open):
+                    self.state, self._text, self._searched = VALUE, "", 0
+                    pos = j + len(xml.value_open)
+                elif xml.value_open.startswith(rest):
+                    return j
+                else:
+                    return self._fail(f"expected {xml.value_open!r} after the parameter name {self._key!r}", j)
+            else:  # VALUE: held whole until its closing tag, which is searched once
+                self._text += buf[pos:end]
+                pos = end
+                k = self._text.find(xml.value_close, max(0, self._searched - len(xml.value_close) + 1))
+                if k < 0:
+                    self._searched = len(self._text)
+                    continue
+                over = len(self._text) - k - len(xml.value_close)  # read past the tag: give back
+                self._value(self._text[:k])
+                self.state = BETWEEN
+                pos = end - over
+        return pos
+
+    def end(self, buf: str, pos: int, end: int) -> bool:
+        """The call's end marker comes at ``end``: whether the arguments can end there (between
+        parameters, nothing but whitespace left); if so they are done."""
+        if self.state == BETWEEN and not buf[pos:end].strip():
+            self._close_object()
+            return True
+        return False
+
+    def _value(self, text: str) -> None:
+        value = _convert(text.strip(), self._properties.get(self._key))
+        self._out.append(("{" if len(self._keys) == 1 else ", ") + json.dumps(self._key, ensure_ascii=False) + ": " + value)
+
+    def _close_object(self) -> None:
+        self._out.append("}" if self._keys else "{}")
+        self.state = DONE
+
+    def _fail(self, error: str, pos: int) -> int:
+        self.state = FAILED
+        self.error = error
+        return pos
+
+
+def _partial_suffix(buf: str, pos: int, end: int, tag: str) -> int:
+    """How many characters at the end of ``buf[pos:end]`` are a proper prefix of ``tag``."""
+    for n in range(min(len(tag) - 1, end - pos), 0, -1):
+        if tag.startswith(buf[end - n : end]):
+            return n
+    return 0
+
+
+def _properties(parameters: Optional[Mapping[str, Any]]) -> dict[str, Any]:
+    if not isinstance(parameters, Mapping):
+        return {}
+    props = parameters.get("properties")
+    if not isinstance(props, Mapping):
+        return {}
+    defs = {**(parameters.get("definitions") or {}), **(parameters.get("$defs") or {})}
+    out = {}
+    for key, schema in props.items():
+        ref = schema.get("$ref") if isinstance(schema, Mapping) else None
+        if isinstance(ref, str) and ref.rsplit("/", 1)[-1] in defs:
+            schema = defs[ref.rsplit("/", 1)[-1]]
+        out[key] = schema
+    return out
+
+
+def _types(schema: Any) -> Optional[set[str]]:
+    """The JSON types a schema allows, when it says (``None``: any)."""
+    if not isinstance(schema, Mapping):
+        return None
+    if "const" in schema:
+        return {_json_type(schema["const"])}
+    if isinstance(schema.get("enum"), list):
+        return {_json_type(v) for v in schema["enum"]}
+    t = schema.get("type")
+    if isinstance(t, str):
+        return {t}
+    if isinstance(t, list):
+        return set(t)
+    branches = schema.get("anyOf") or schema.get("oneOf")
+    if isinstance(branches, list):
+        out: set[str] = set()
+        for b in branches:
+            bt = _types(b)
+            if bt is None:
+                return None
+            out |= bt
+        return out
+    return None
+
+
+def _json_type(v: Any) -> str:
+    if isinstance(v, str):
+        return "string"
+    if isinstance(v, bool):
+        return "boolean"
+    if isinstance(v, (int, float)):
+        return "number"
+    if v is None:
+        return "null"
+    return "array" if isinstance(v, list) else "object"
+
+
+def _convert(text: str, schema: Any) -> str:
+    """A parameter's text as the JSON value it stands for."""
+    types = _types(schema)
+    if types != {"string"}:
+        try:
+            # strict=False: xgrammar's XML styles let raw control characters into nested strings
+            value = json.loads(text, strict=False)
+        except ValueError:
+            pass
+        else:
+            kind = _json_type(value)
+            fits = types is None or kind in types or (kind == "number" and "integer" in types)
+            if kind != "string" and fits:
+                return json.dumps(value, ensure_ascii=False)
+    return json.dumps(text, ensure_ascii=False)
