@@ -15,30 +15,12 @@ metadata, at most ``_MAX_HEADER`` characters); bodies stream.
 from __future__ import annotations
 
 import enum
-import logging
-import re
 from collections.abc import Callable, Mapping
 
 from ..formats import ChannelMessages, ChatFormat, Thinking
-from .events import (
-    ContentDelta,
-    Event,
-    Finished,
-    ReasoningDelta,
-    ReasoningEnd,
-    ReasoningStart,
-    ToolCallArgumentsDelta,
-    ToolCallEnd,
-    ToolCallInvalid,
-    ToolCallStart,
-)
 from .json_scanner import JsonScanner
+from .machine import CallMachine, default_call_id
 from .markers import Credits, MarkerSet
-from .tagged_json import INVALID_CALL_POLICIES, default_call_id
-
-log = logging.getLogger("thinkgate.parsing")
-
-_SPACE_RUN = re.compile(r"\s*")
 # A header is a role, a channel, a recipient and a content type: a few words. Longer text where
 # a header should be is not one (an output that starts without harmony markup, say).
 _MAX_HEADER = 512
@@ -58,12 +40,17 @@ class HarmonyStage(enum.IntEnum):
     VERBATIM = 8  # reasoning_only, past the reasoning: the rest is handed over as it is
 
 
-class HarmonyMachine:
+class HarmonyMachine(CallMachine):
     """Events from the text of one output in the ``harmony`` layout.
 
     See :class:`thinkgate.StreamParser` for the options. ``recover_calls_in_reasoning`` and
     ``calls_after_content`` have no effect here: each message says by its header what it is.
     """
+
+    ARGUMENTS = HarmonyStage.ARGUMENTS
+    INVALID_CALL = HarmonyStage.INVALID_CALL
+    STOPPED = HarmonyStage.STOPPED
+    RESUME = HarmonyStage.BETWEEN
 
     def __init__(
         self,
@@ -78,27 +65,16 @@ class HarmonyMachine:
         reasoning_only: bool = False,
         call_id: Callable[[int], str] = default_call_id,
     ) -> None:
-        if thinking not in (True, False, "auto"):
-            raise ValueError(f"thinking must be True, False or 'auto', not {thinking!r}")
-        if on_invalid_call not in INVALID_CALL_POLICIES:
-            raise ValueError(
-                f"on_invalid_call must be one of {INVALID_CALL_POLICIES}, not {on_invalid_call!r}"
-            )
         msgs = fmt.tools.messages
         if msgs is None:
             raise ValueError(f"format {fmt.name!r} has the harmony layout but no channel messages")
-        self.fmt = fmt
+        super().__init__(fmt, thinking, tool_names, id_to_marker, on_invalid_call=on_invalid_call, reasoning_only=reasoning_only, call_id=call_id)
         self._m = msgs
-        self._tool_names = tool_names
-        self._id_to_marker = id_to_marker
-        self._policy = on_invalid_call
-        self._call_id = call_id
-        self._verbatim = reasoning_only
         self._return = fmt.eos
         self._call_end = fmt.tools.call_end
         # What ends a body: the end of a message, of the answer, of a call, or (a message the
         # model did not end) the start of the next one.
-        self._body_ends = MarkerSet((msgs.end, self._return, self._call_end, msgs.start))
+        self._body_ends = self._in_call = MarkerSet((msgs.end, self._return, self._call_end, msgs.start))
         self._in_header = MarkerSet((msgs.message, msgs.channel, msgs.constrain, msgs.start, msgs.end, self._return, self._call_end))
         self._in_between = MarkerSet((msgs.start, msgs.end, self._return, self._call_end))
         self._handlers = {
@@ -115,54 +91,11 @@ class HarmonyMachine:
         # The prompt opened the analysis channel (True), or the model writes the first header;
         # False and "auto" differ only for the grammar (may the model open the analysis channel).
         self.stage = HarmonyStage.REASONING if thinking is True else HarmonyStage.HEADER
-        self._carry = ""
-        self._final = False
-        self._refeed: str | None = None
-        self._out: list[Event] = []
-        self._reasoning_open = False
-        self._reasoning_gap = False
-        self._space = ""
-        self._content_seen = False
-        self._next_index = 0
-        self._valid_calls = 0
-        self._cut_off = False
-        self._finished = False
-        self.error: dict | None = None
         self._header_parts: list[tuple[bool, str]] = []  # (is a marker, text)
         self._header_len = 0
         self._after_start = False  # the header being read followed <|start|>
-        self._reset_call()
 
-    # ------------------------------------------------------------------ driving
-
-    def feed(self, text: str, token_ids: list[int] | None = None) -> list[Event]:
-        if self._finished:
-            raise RuntimeError("feed() after finish()")
-        self._out = []
-        buf = self._carry + text
-        credits = None
-        if token_ids is not None:
-            if self._id_to_marker is None:
-                raise ValueError(
-                    "token_ids were fed but the parser has no tokenizer to read marker ids from; "
-                    "pass tokenizer= to StreamParser"
-                )
-            credits = Credits.from_ids(token_ids, self._id_to_marker, len(self._carry))
-        self._carry = ""
-        self._run(buf, credits)
-        return self._out
-
-    def finish(self, finish_reason: str | None = None) -> list[Event]:
-        if self._finished:
-            raise RuntimeError("finish() called twice")
-        self._out = []
-        self._final = True
-        buf, self._carry = self._carry, ""
-        self._run(buf, None)
-        while self.stage == HarmonyStage.ARGUMENTS and self._suspect is not None:
-            self._roll_back_suspect("a string in the arguments is never closed")
-            buf, self._refeed = self._refeed or "", None
-            self._run(buf, None)
+    def _finish_stage(self) -> None:
         if self.stage == HarmonyStage.HEADER and self._header_parts:
             self._not_a_header()
         if self.stage in (HarmonyStage.ARGUMENTS, HarmonyStage.INVALID_CALL):
@@ -170,90 +103,9 @@ class HarmonyMachine:
             self._invalid(self._pending_error or "the output ended inside a tool call", cut_off=True)
         elif self.stage == HarmonyStage.AFTER_ARGUMENTS:
             self._close_call()
-        self._end_reasoning()
-        self._finished = True
-        self._out.append(Finished(self._finish_reason(finish_reason), self.error))
-        return self._out
 
-    def _run(self, buf: str, credits: Credits | None) -> None:
-        pos = 0
-        handlers = self._handlers
-        while True:
-            n = len(buf)
-            while pos < n:
-                pos = handlers[self.stage](buf, pos, credits)
-            if self._refeed is None:
-                return
-            # A suspected call was rolled back: read its tail again from the marker on.
-            buf, self._refeed, pos, credits = self._refeed, None, 0, None
-
-    def _finish_reason(self, given: str | None) -> str:
-        if self.error is not None:
-            return "error"
-        if given == "length" or (given is None and self._cut_off):
-            return "length"
-        if self._valid_calls and given in (None, "stop", "tool_calls"):
-            return "tool_calls"
-        return given or "stop"
-
-    def _find(self, markers: MarkerSet, buf: str, pos: int, credits: Credits | None) -> tuple[int, str | None, int]:
-        """The next marker that counts and where the text before it ends: ``(index, marker,
-        end of text)``; with no marker, ``(len(buf), None, h)`` where ``buf[h:]`` could still
-        become a marker (the handler carries it over with :meth:`_rest`)."""
-        p, m = markers.find(buf, pos, credits)
-        if m is not None:
-            return p, m, p
-        return len(buf), None, (len(buf) if self._final else markers.hold_from(buf, pos, credits))
-
-    def _rest(self, buf: str, h: int) -> int:
-        self._carry = buf[h:]
-        return len(buf)
-
-    @staticmethod
-    def _take(credits: Credits | None, marker: str) -> None:
-        if credits is not None:
-            credits.take(marker)
-
-    # ------------------------------------------------------------------ emitting
-
-    def _reason(self, text: str) -> None:
-        if text:
-            if self._reasoning_gap:
-                self._reasoning_gap = False
-                text = "\n" + text
-            if not self._reasoning_open:
-                self._reasoning_open = True
-                self._out.append(ReasoningStart())
-            self._out.append(ReasoningDelta(text))
-
-    def _end_reasoning(self) -> None:
-        self._reasoning_gap = False
-        if self._reasoning_open:
-            self._reasoning_open = False
-            self._out.append(ReasoningEnd())
-
-    def _say(self, text: str) -> None:
-        """Answer text; whitespace before the first word and at the end is dropped."""
-        if self._verbatim:
-            if text:
-                self._out.append(ContentDelta(text))
-            return
-        body = text.rstrip()
-        if not body:
-            if self._content_seen:
-                self._space += text
-            return
-        if not self._content_seen:
-            body = body.lstrip()
-            self._content_seen = True
-        self._out.append(ContentDelta(self._space + body))
-        self._space = text[len(text.rstrip()) :]
-
-    def _say_raw(self, text: str) -> None:
-        if text:
-            self._content_seen = True
-            self._space = ""
-            self._out.append(ContentDelta(text))
+    def _ends_call(self, marker: str) -> bool:
+        return marker != self._m.start  # a message start begins the next message
 
     # ------------------------------------------------------------------ stages
 
@@ -366,53 +218,11 @@ class HarmonyMachine:
             self.stage = HarmonyStage.HEADER
         return p + len(m)  # a stray end of message is markup, dropped
 
-    def _arguments(self, buf: str, pos: int, credits: Credits | None) -> int:
-        n = len(buf)
-        if not self._args:
-            j = _SPACE_RUN.match(buf, pos).end()  # type: ignore[union-attr]
-            if j > pos:
-                self._raw.append(buf[pos:j])
-            if j == n:
-                return n
-            pos = j
-        p, m, limit = self._find(self._body_ends, buf, pos, credits)
-        scanner = self._scanner
-        q = scanner.feed(buf, pos, limit)
-        if scanner.failed:
-            if self._suspect is not None:
-                self._roll_back_suspect(f"arguments are not valid JSON: {scanner.error}", buf, pos)
-                return n
-            self._arguments_text(buf, pos, q)
-            self._pending_error = f"arguments are not valid JSON: {scanner.error}"
-            self.stage = HarmonyStage.INVALID_CALL
-            return q
-        self._arguments_text(buf, pos, q)
-        if scanner.done:
-            if self._suspect is not None:
-                self._release_suspect()
-            if self._call_index is not None:
-                self._valid_calls += 1
-                self._out.append(ToolCallEnd(self._call_index, self._call_id_value, self._call_name or "", "".join(self._args)))
-            self.stage = HarmonyStage.AFTER_ARGUMENTS
-            return q
-        if m is None:
-            return self._rest(buf, limit)
-        if credits is None and scanner.in_string:
-            # Marker text inside a string is string content, unless the string turns out never
-            # to close properly: then the call is rolled back to here and the marker honoured.
-            if self._suspect is None:
-                self._suspect = m
-                self._suspect_raw = len(self._raw)
-                self._suspect_args = len(self._args)
-            q = scanner.feed(buf, p, p + len(m))
-            self._arguments_text(buf, p, q)
-            return q
-        error = "the call ended before its arguments' JSON object closed"
-        if self._suspect is not None:
-            self._roll_back_suspect(error, buf, p)
-            return n
-        self._pending_error = error
-        return self._close_invalid(m, p, credits)
+    def _arguments_done(self) -> None:
+        self.stage = HarmonyStage.AFTER_ARGUMENTS
+
+    def _broken_off(self, marker: str, at: int, credits: Credits | None) -> int:
+        return self._close_invalid(marker, at, credits)
 
     def _after_arguments(self, buf: str, pos: int, credits: Credits | None) -> int:
         p, m, end = self._find(self._body_ends, buf, pos, credits)
@@ -451,89 +261,9 @@ class HarmonyMachine:
             self.stage = HarmonyStage.BETWEEN
         return at
 
-    def _stopped(self, buf: str, pos: int, credits: Credits | None) -> int:
-        return len(buf)
-
     def _verbatim_rest(self, buf: str, pos: int, credits: Credits | None) -> int:
         self._say(buf[pos:])
         return len(buf)
-
-    # ------------------------------------------------------------------ calls
-
-    def _reset_call(self) -> None:
-        self._raw: list[str] = []
-        self._args: list[str] = []
-        self._call_name: str | None = None
-        self._call_index: int | None = None
-        self._call_id_value = ""
-        self._pending_error: str | None = None
-        self._scanner: JsonScanner | None = None
-        self._suspect: str | None = None
-        self._suspect_raw = 0
-        self._suspect_args = 0
-
-    def _start_call(self, name: str) -> None:
-        self._call_name = name
-        if self._tool_names is not None and name not in self._tool_names:
-            self._pending_error = f"unknown tool {name!r}"
-            return
-        self._call_index = self._next_index
-        self._next_index += 1
-        self._call_id_value = self._call_id(self._call_index)
-        self._out.append(ToolCallStart(self._call_index, self._call_id_value, name))
-
-    def _arguments_text(self, buf: str, start: int, end: int) -> None:
-        if end <= start:
-            return
-        text = buf[start:end]
-        self._raw.append(text)
-        self._args.append(text)
-        if self._suspect is None and self._call_index is not None:
-            self._out.append(ToolCallArgumentsDelta(self._call_index, text))
-
-    def _release_suspect(self) -> None:
-        held = "".join(self._args[self._suspect_args :])
-        self._suspect = None
-        if held and self._call_index is not None:
-            self._out.append(ToolCallArgumentsDelta(self._call_index, held))
-
-    def _roll_back_suspect(self, error: str, buf: str = "", pos: int = 0) -> None:
-        """The call's JSON broke after marker text inside a string: the call ends at that marker
-        (which was real after all), and everything from it on is read again."""
-        marker = self._suspect
-        tail = "".join(self._raw[self._suspect_raw :]) + buf[pos:]
-        del self._raw[self._suspect_raw :]
-        self._suspect = None
-        if marker != self._m.start:
-            self._raw.append(marker)
-            tail = tail[len(marker) :]
-        self._invalid(error)
-        if self.stage != HarmonyStage.STOPPED:
-            self.stage = HarmonyStage.BETWEEN
-            self._refeed = tail
-
-    def _close_call(self) -> None:
-        if self._pending_error is not None:
-            self._invalid(self._pending_error)
-        self._reset_call()
-
-    def _invalid(self, error: str, cut_off: bool = False) -> None:
-        text = "".join(self._raw)
-        index, name = self._call_index, self._call_name
-        self._out.append(ToolCallInvalid(index, name, text, error, cut_off))
-        self._reset_call()
-        if self._policy == "content" or (cut_off and self._policy == "error"):
-            self._say_raw(text)
-        elif self._policy == "drop":
-            log.warning("dropped an invalid tool call (%s): %.200r", error, text)
-        else:
-            self.error = {
-                "type": "invalid_tool_call",
-                "message": error,
-                "tool_call_index": index,
-                "tool_name": name,
-            }
-            self.stage = HarmonyStage.STOPPED
 
 
 def _read_header(parts: list[tuple[bool, str]], m: ChannelMessages) -> tuple[str | None, str | None] | None:

@@ -11,7 +11,8 @@ from .bare_json import BareJsonMachine
 from .harmony import HarmonyMachine
 from .message import Message, MessageBuilder
 from .openai import render_deltas
-from .tagged_json import TaggedJsonMachine, default_call_id
+from .machine import default_call_id
+from .tagged_json import TaggedJsonMachine
 from .tagged_xml import TaggedXmlMachine
 from .thinking import marker_token_ids
 
