@@ -7,7 +7,7 @@ sampled generation of left-padded batches, and reads each row's result afterward
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Optional
 
