@@ -15,11 +15,12 @@ metadata, at most ``_MAX_HEADER`` characters); bodies stream.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
+from typing import Any
 
 from ..formats import ChannelMessages, ChatFormat, Thinking
 from .json_scanner import JsonScanner
-from .machine import CallMachine, default_call_id
+from .machine import CallMachine
 from .markers import Credits, MarkerSet
 # A header is a role, a channel, a recipient and a content type: a few words. Longer text where
 # a header should be is not one (an output that starts without harmony markup, say).
@@ -52,23 +53,11 @@ class HarmonyMachine(CallMachine):
     STOPPED = HarmonyStage.STOPPED
     RESUME = HarmonyStage.BETWEEN
 
-    def __init__(
-        self,
-        fmt: ChatFormat,
-        thinking: Thinking,
-        tool_names: frozenset[str] | None,
-        id_to_marker: Mapping[int, str] | None,
-        *,
-        on_invalid_call: str = "content",
-        recover_calls_in_reasoning: bool = False,
-        calls_after_content: bool = True,
-        reasoning_only: bool = False,
-        call_id: Callable[[int], str] = default_call_id,
-    ) -> None:
+    def __init__(self, fmt: ChatFormat, thinking: Thinking, *args: Any, recover_calls_in_reasoning: bool = False, calls_after_content: bool = True, **kwargs: Any) -> None:
         msgs = fmt.tools.messages
         if msgs is None:
             raise ValueError(f"format {fmt.name!r} has the harmony layout but no channel messages")
-        super().__init__(fmt, thinking, tool_names, id_to_marker, on_invalid_call=on_invalid_call, reasoning_only=reasoning_only, call_id=call_id)
+        super().__init__(fmt, thinking, *args, **kwargs)
         self._m = msgs
         self._return = fmt.eos
         self._call_end = fmt.tools.call_end

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import enum
 import re
-from collections.abc import Callable, Mapping
+from typing import Any
 
 from ..formats import ChatFormat, Thinking
 from .json_scanner import JsonScanner
 from .json_wrapper import JsonWrapperScanner
-from .machine import CallMachine, default_call_id
+from .machine import CallMachine
 from .markers import Credits, MarkerSet
 
 _SPACE_RUN = re.compile(r"\s*")
@@ -55,20 +55,8 @@ class TaggedJsonMachine(CallMachine):
     STOPPED = Stage.STOPPED
     RESUME = Stage.SECTION
 
-    def __init__(
-        self,
-        fmt: ChatFormat,
-        thinking: Thinking,
-        tool_names: frozenset[str] | None,
-        id_to_marker: Mapping[int, str] | None,
-        *,
-        on_invalid_call: str = "content",
-        recover_calls_in_reasoning: bool = False,
-        calls_after_content: bool = True,
-        reasoning_only: bool = False,
-        call_id: Callable[[int], str] = default_call_id,
-    ) -> None:
-        super().__init__(fmt, thinking, tool_names, id_to_marker, on_invalid_call=on_invalid_call, reasoning_only=reasoning_only, call_id=call_id)
+    def __init__(self, fmt: ChatFormat, thinking: Thinking, *args: Any, recover_calls_in_reasoning: bool = False, calls_after_content: bool = True, **kwargs: Any) -> None:
+        super().__init__(fmt, thinking, *args, **kwargs)
         tools = fmt.tools
         self._open = fmt.reasoning.open
         self._close = fmt.reasoning.close
@@ -84,7 +72,7 @@ class TaggedJsonMachine(CallMachine):
         if recover_calls_in_reasoning:
             reasoning += tool_markers
         self._in_reasoning = MarkerSet(reasoning)
-        self._in_content = MarkerSet(self._stops if reasoning_only else (*tool_markers, *self._stops))
+        self._in_content = MarkerSet(self._stops if self._verbatim else (*tool_markers, *self._stops))
         # With calls_after_content off, tool markup after the answer's text is text too.
         self._calls_after_content = calls_after_content
         self._in_content_only = (
