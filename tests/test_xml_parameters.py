@@ -176,3 +176,25 @@ def test_inspect_shows_parameters_the_grammar_accepts(request, tmp_path, capsys,
     grammar = compile_tool_grammar(tok, fmt, TOOLS, "required")
     g, ok = _walk(grammar, tok, shown)
     assert ok and g.accept_token(grammar.stop_ids[0])
+
+
+def test_bare_text_values_never_hold_a_surrogate(qwen_tokenizer):
+    # xgrammar counts the UTF-8 bytes of a surrogate (ED A0..BF ..) as a character of a bare
+    # string; decoded they are three U+FFFD. The guard keeps them out between a call's markers.
+    grammar = compile_tool_grammar(qwen_tokenizer, QWEN3_CODER, TOOLS, "required")
+    vocab = vocabulary_for(qwen_tokenizer)
+    ed, a0, b80 = (vocab.token_bytes.index(b) for b in (b"\xed", b"\xa0", b"\x80"))
+    g, ok = _walk(grammar, qwen_tokenizer, QWEN3_CODER.tools.call_begin + "\n<function=get_weather>\n<parameter=city>\nx")
+    size = grammar.vocab.size
+    assert ok and _allowed(g, ed, size)
+    assert g.accept_token(ed)
+    # ED 80..9F begins U+D000-U+D7FF; ED A0..BF a surrogate
+    assert _allowed(g, b80, size) and not _allowed(g, a0, size)
+
+
+def _allowed(g, token_id, vocab_size):
+    import xgrammar as xgr
+
+    bitmask = xgr.allocate_token_bitmask(1, vocab_size)
+    g.fill_bitmask(bitmask, 0)
+    return bool((int(bitmask[0, token_id >> 5]) >> (token_id & 31)) & 1)

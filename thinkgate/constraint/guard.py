@@ -36,7 +36,9 @@ _SURROGATE_BYTES = re.compile(rb"\xed[\xa0-\xbf]")
 
 # Where the guard is in the call structure. BETWEEN: a layout with no call markers (bare_json),
 # at the answer's start or after a call, where "{" begins a call and other text ends the calls.
-OUTSIDE, HEADER, ARGS, AFTER, BETWEEN = 0, 1, 2, 3, 4
+# RAW: inside a call whose arguments are parameters (bare text, no JSON to follow), where only
+# the Unicode rule applies.
+OUTSIDE, HEADER, ARGS, AFTER, BETWEEN, RAW = 0, 1, 2, 3, 4, 5
 _BETWEEN_CALLS = frozenset(b" \t\r\n;")
 
 
@@ -310,6 +312,7 @@ class ArgumentsGuard:
         call_begin: Optional[int],
         call_end: Optional[int],
         headers: Mapping[str, Optional[Node]],
+        raw: bool = False,
     ) -> None:
         self._cache = cache
         self._tables = cache.tables
@@ -325,6 +328,7 @@ class ArgumentsGuard:
         self._max_header = max((len(p.encode()) for p in headers), default=0) + 8
         self._history: list[tuple] = []
         self._bare = call_begin is None
+        self._raw = raw  # RAW keeps the last byte written in _hbuf (a surrogate split across tokens)
         self.mode = BETWEEN if self._bare else OUTSIDE
         self._hbuf = b""
         self.cursor = Cursor(None)
@@ -344,7 +348,13 @@ class ArgumentsGuard:
             self._between(self._token_bytes[token_id])
         elif mode == OUTSIDE:
             if token_id == self._call_begin:
-                self.mode, self._hbuf = HEADER, b""
+                self.mode, self._hbuf = (RAW, b"") if self._raw else (HEADER, b"")
+        elif mode == RAW:
+            data = self._token_bytes[token_id]
+            if token_id == self._call_end:
+                self.mode = OUTSIDE
+            elif data:
+                self._hbuf = data[-1:]
         elif mode == AFTER:
             if token_id == self._call_end:
                 self.mode = OUTSIDE
@@ -386,6 +396,11 @@ class ArgumentsGuard:
     def restrict(self, row: np.ndarray) -> bool:
         """Clear, in one bitmask row (int32 words), the tokens that would break the arguments'
         strings. Returns whether the row was touched."""
+        if self.mode == RAW:
+            row &= ~self._tables.surrogate_mask
+            if self._hbuf == b"\xed":
+                row &= ~self._tables.after_ed_mask
+            return True
         if self.mode != ARGS:
             return False
         c = self.cursor
