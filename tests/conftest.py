@@ -137,6 +137,23 @@ def mistral_tokenizer():
     return tokenizer_with_markers(MISTRAL)
 
 
+def load_mistral_nemo_tokenizer():
+    """Mistral Nemo's real tekken tokenizer (131,072 tokens, ``[TOOL_CALLS]`` = 9, ``</s>`` = 2),
+    shipped in the ``mistral-common`` package and read by transformers' tekken converter."""
+    import mistral_common
+    from transformers.integrations.mistral.tokenizer import convert_tekken_tokenizer
+
+    path = os.path.join(os.path.dirname(mistral_common.__file__), "data", "tekken_240718.json")
+    tok = convert_tekken_tokenizer(path, chat_template="")
+    assert tok.convert_tokens_to_ids(["[TOOL_CALLS]", "</s>"]) == [9, 2]
+    return tok
+
+
+@pytest.fixture(scope="session")
+def mistral_json_tokenizer():
+    return load_mistral_nemo_tokenizer()
+
+
 def load_glm_like_tokenizer():
     """GLM-4.5's tokenizer (not in any package) stood in for by the DeepSeek one with GLM's
     markers added as special tokens, its parameter tags among them as in the real one."""
@@ -189,6 +206,7 @@ _TOKENIZER_FIXTURES = {
     "glm45": "glm_tokenizer",
     "kimi_k2": "kimi_tokenizer",
     "mistral": "mistral_tokenizer",
+    "mistral_json": "mistral_json_tokenizer",
     "gpt_oss": "harmony_tokenizer",
     "llama3_json": "llama_tokenizer",
 }

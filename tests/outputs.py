@@ -221,8 +221,8 @@ def outputs(draw, fmt: ChatFormat, thinking: bool, allow_broken: bool = False) -
     if calls:
         first_index = draw(st.integers(0, 100))  # Kimi-K2 numbers calls across the conversation
         pieces, broken = _call_texts(draw, fmt, calls, allow_broken, first_index)
-        text += t.section_begin + t.separator.join(pieces) + t.section_end
-        if bare and broken:
+        text += t.section_around(t.separator.join(pieces))
+        if (bare or t.layout == "json_array") and broken:
             # A broken call has no end marker to stop at: the rest of the output is its text.
             broken = broken[:1]
             calls = calls[: broken[0]]

@@ -24,7 +24,7 @@ from thinkgate.constraint import BatchMasker, ReasonerGrammar, compile_tool_gram
 from thinkgate.constraint.vocabulary import vocabulary_for
 from thinkgate.formats import get_format
 
-FORMATS = ["deepseek_r1", "deepseek_v3_1", "qwen3", "kimi_k2", "mistral", "gpt_oss", "llama3_json", "qwen3_coder", "glm45"]
+FORMATS = ["deepseek_r1", "deepseek_v3_1", "qwen3", "kimi_k2", "mistral", "mistral_json", "gpt_oss", "llama3_json", "qwen3_coder", "glm45"]
 CHOICES = {
     "required": "required",
     "named": {"type": "function", "function": {"name": "book_flight"}},

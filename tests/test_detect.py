@@ -20,6 +20,7 @@ from thinkgate.formats import (
     KIMI_K2,
     LLAMA3_JSON,
     MISTRAL,
+    MISTRAL_JSON,
     QWEN3,
     QWEN3_CODER,
     ChatFormat,
@@ -286,6 +287,43 @@ MISTRAL_LIKE = (
 )
 
 
+# Mistral 7B v0.3 (tokenizer v3), after its published chat template: one [TOOL_CALLS] then a JSON
+# array of the calls, each object written through tojson with its last brace cut off to add the
+# call's id (which must be nine characters, or the template raises); roles must alternate, tool
+# turns aside (so a user turn after the tool results raises); no reasoning.
+MISTRAL_JSON_LIKE = (
+    "{%- if messages[0]['role'] == 'system' %}{%- set system_message = messages[0]['content'] %}{%- set loop_messages = messages[1:] %}"
+    "{%- else %}{%- set loop_messages = messages %}{%- endif %}"
+    "{%- if not tools is defined %}{%- set tools = none %}{%- endif %}"
+    "{%- set user_messages = loop_messages | selectattr('role', 'equalto', 'user') | list %}"
+    "{%- set ns = namespace() %}{%- set ns.index = 0 %}"
+    "{%- for message in loop_messages %}"
+    "{%- if not (message.role == 'tool' or message.role == 'tool_results' or (message.tool_calls is defined and message.tool_calls is not none)) %}"
+    "{%- if (message['role'] == 'user') != (ns.index % 2 == 0) %}"
+    "{{- raise_exception('After the optional system message, conversation roles must alternate user/assistant/user/assistant/...') }}"
+    "{%- endif %}{%- set ns.index = ns.index + 1 %}{%- endif %}{%- endfor %}"
+    "{{- bos_token }}"
+    "{%- for message in loop_messages %}"
+    "{%- if message['role'] == 'user' %}"
+    "{%- if tools is not none and (message == user_messages[-1]) %}{{- '[AVAILABLE_TOOLS] [' }}"
+    "{%- for tool in tools %}{{- '{\"type\": \"function\", \"function\": ' + tool.function | tojson + '}' }}"
+    "{%- if not loop.last %}{{- ', ' }}{%- else %}{{- ']' }}{%- endif %}{%- endfor %}{{- '[/AVAILABLE_TOOLS]' }}{%- endif %}"
+    "{%- if loop.last and system_message is defined %}{{- '[INST] ' + system_message + '\\n\\n' + message['content'] + '[/INST]' }}"
+    "{%- else %}{{- '[INST] ' + message['content'] + '[/INST]' }}{%- endif %}"
+    "{%- elif message.tool_calls is defined and message.tool_calls is not none %}{{- '[TOOL_CALLS] [' }}"
+    "{%- for tool_call in message.tool_calls %}{%- set out = tool_call.function | tojson %}{{- out[:-1] }}"
+    "{%- if not tool_call.id is defined or tool_call.id | length != 9 %}{{- raise_exception('Tool call IDs should be alphanumeric strings with length 9!') }}{%- endif %}"
+    "{{- ', \"id\": \"' + tool_call.id + '\"}' }}"
+    "{%- if not loop.last %}{{- ', ' }}{%- else %}{{- ']' + eos_token }}{%- endif %}{%- endfor %}"
+    "{%- elif message['role'] == 'assistant' %}{{- ' ' + message['content'] | trim + eos_token }}"
+    "{%- elif message['role'] == 'tool_results' or message['role'] == 'tool' %}"
+    "{{- '[TOOL_RESULTS] {\"content\": ' + message.content | string + ', ' }}"
+    "{%- if not message.tool_call_id is defined or message.tool_call_id | length != 9 %}{{- raise_exception('Tool call IDs should be alphanumeric strings with length 9!') }}{%- endif %}"
+    "{{- '\"call_id\": \"' + message.tool_call_id + '\"}[/TOOL_RESULTS]' }}"
+    "{%- else %}{{- raise_exception('Only user and assistant roles are supported, with the exception of an initial optional system message!') }}"
+    "{%- endif %}{%- endfor %}"
+)
+
 # gpt-oss (harmony), after its published chat template: a system message with the tools as a
 # TypeScript-like namespace, each turn <|start|>ROLE<|message|>…<|end|>; an assistant call written
 # recipient first (to=functions.NAME<|channel|>commentary json), only the first call of a turn,
@@ -467,6 +505,14 @@ def test_kimi_like_template_with_call_ids_in_the_header():
 
 def test_mistral_like_template_with_bracket_markers():
     assert detect(MISTRAL_LIKE) is MISTRAL
+
+
+def test_mistral_v3_template_with_a_json_array_and_ids_in_the_objects():
+    assert detect(MISTRAL_JSON_LIKE) is MISTRAL_JSON
+    # Nemo's template writes the array right after the marker
+    assert detect(MISTRAL_JSON_LIKE.replace("[TOOL_CALLS] [", "[TOOL_CALLS][")) is MISTRAL_JSON
+    # the two Mistral layouts are not mistaken for each other
+    assert detect(MISTRAL_LIKE) is not MISTRAL_JSON
 
 
 def test_a_template_without_tool_calls_is_an_error_naming_it():

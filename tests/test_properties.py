@@ -10,10 +10,10 @@ from hypothesis import strategies as st
 from helpers import cuts, normalise, seq_ids, stream_deltas, stream_events
 from outputs import cut_points, outputs
 from thinkgate import parse
-from thinkgate.formats import DEEPSEEK_R1, DEEPSEEK_V3, DEEPSEEK_V3_1, GLM45, GPT_OSS, KIMI_K2, LLAMA3_JSON, MISTRAL, QWEN3, QWEN3_CODER
+from thinkgate.formats import DEEPSEEK_R1, DEEPSEEK_V3, DEEPSEEK_V3_1, GLM45, GPT_OSS, KIMI_K2, LLAMA3_JSON, MISTRAL, MISTRAL_JSON, QWEN3, QWEN3_CODER
 from thinkgate.parsing import ToolCallEnd, accumulate
 
-FORMATS = [DEEPSEEK_R1, DEEPSEEK_V3, DEEPSEEK_V3_1, QWEN3, KIMI_K2, MISTRAL, GPT_OSS, LLAMA3_JSON, QWEN3_CODER, GLM45]
+FORMATS = [DEEPSEEK_R1, DEEPSEEK_V3, DEEPSEEK_V3_1, QWEN3, KIMI_K2, MISTRAL, MISTRAL_JSON, GPT_OSS, LLAMA3_JSON, QWEN3_CODER, GLM45]
 # THINKGATE_EXAMPLES=5000 for a deeper hunt than the default run.
 EXAMPLES = int(os.environ.get("THINKGATE_EXAMPLES", "150"))
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -38,8 +38,8 @@ def _structure(fmt):
     calls that have no markers (Llama's ";"), and for a format of channel messages (harmony) the
     role and the headers of the channels."""
     msgs = fmt.tools.messages
-    if fmt.tools.layout == "bare_json":
-        return (*fmt.markers, fmt.tools.separator.strip())
+    if fmt.tools.layout in ("bare_json", "json_array"):
+        return (*fmt.markers, *(s.strip() for s in (fmt.tools.separator, *fmt.tools.array) if s.strip()))
     if msgs is None:
         return fmt.markers
     channels = (msgs.reasoning_channel, msgs.answer_channel, msgs.tool_channel)
@@ -106,7 +106,7 @@ def test_nothing_is_lost_and_broken_calls_spare_the_others(fmt, data):
     pieces=st.lists(
         st.one_of(
             st.text(max_size=6),
-            st.sampled_from(list(DEEPSEEK_R1.markers) + list(QWEN3.markers) + list(KIMI_K2.markers) + list(MISTRAL.markers) + list(GPT_OSS.markers) + list(LLAMA3_JSON.markers) + list(GLM45.markers) + list(GLM45.tools.xml.markers) + list(QWEN3_CODER.tools.xml.markers) + ["<function=", "</function>", "```json", "{", "}", '"', "\\", "function", "\n", '"name"', '"arguments"', '"parameters"', ":", "; "]),
+            st.sampled_from(list(DEEPSEEK_R1.markers) + list(QWEN3.markers) + list(KIMI_K2.markers) + list(MISTRAL.markers) + list(GPT_OSS.markers) + list(LLAMA3_JSON.markers) + list(GLM45.markers) + list(GLM45.tools.xml.markers) + list(QWEN3_CODER.tools.xml.markers) + ["<function=", "</function>", "```json", "{", "}", '"', "\\", "function", "\n", '"name"', '"arguments"', '"parameters"', ":", "; ", " [", "]", ", "]),
         ),
         max_size=40,
     ),

@@ -130,5 +130,7 @@ def test_detectors_parse_through_function_call_parser(fmt):
     info = parser.detector.structure_info()("get_weather")
     if fmt.tools.layout == "bare_json":
         assert info.begin == '{"name": "get_weather", "parameters": ' and info.trigger == '{"name": "'
+    elif fmt.tools.layout == "json_array":
+        assert (info.begin, info.end, info.trigger) == ('[TOOL_CALLS][{"name": "get_weather", "arguments": ', "}]", "[TOOL_CALLS]")
     else:
         assert info.trigger == (fmt.tools.section_begin or fmt.tools.call_begin) and info.begin.endswith(fmt.tools.header_text("get_weather"))

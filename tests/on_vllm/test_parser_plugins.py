@@ -73,3 +73,15 @@ def test_a_format_that_does_not_think_has_a_tool_parser_and_no_reasoning_parser(
     assert [(c.function.name, c.function.arguments) for c in info.tool_calls] == [("get_weather", ARGS[0]), ("set_alarm", ARGS[1])]
     info = tool_parser.extract_tool_calls('Use {"name": "x"} as the body.', req)
     assert not info.tools_called and info.content == 'Use {"name": "x"} as the body.'
+
+
+def test_mistral_json_array_through_the_tool_parser_with_mistral_shaped_ids(mistral_tokenizer):
+    # Mistral 7B v0.3 / Nemo: [TOOL_CALLS] then one JSON array; their templates take back only
+    # nine-character ids, so the ids the parser gives are of that shape.
+    tool_parser = ToolParserManager.get_tool_parser("thinkgate_mistral_json")(mistral_tokenizer)
+    req = SimpleNamespace(tools=None, tool_choice="auto", chat_template_kwargs={})
+    text = "Sure. " + get_format("mistral_json").tools.section_text([("get_weather", ARGS[0]), ("set_alarm", ARGS[1])])
+    info = tool_parser.extract_tool_calls(text, req)
+    assert info.tools_called and info.content == "Sure."
+    assert [(c.function.name, c.function.arguments) for c in info.tool_calls] == [("get_weather", ARGS[0]), ("set_alarm", ARGS[1])]
+    assert all(len(c.id) == 9 and c.id.isalnum() for c in info.tool_calls)

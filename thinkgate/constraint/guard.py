@@ -34,12 +34,12 @@ _CONTINUATION = bytes(range(0x80, 0xC0))
 _HEX = frozenset(b"0123456789abcdefABCDEF")
 _SURROGATE_BYTES = re.compile(rb"\xed[\xa0-\xbf]")
 
-# Where the guard is in the call structure. BETWEEN: a layout with no call markers (bare_json),
-# at the answer's start or after a call, where "{" begins a call and other text ends the calls.
-# RAW: inside a call whose arguments are parameters (bare text, no JSON to follow), where only
-# the Unicode rule applies.
+# Where the guard is in the call structure. BETWEEN: a layout whose calls have no markers of
+# their own (bare_json; json_array after its section marker), at the answer's start or after the
+# section marker or a call, where "{" begins a call, the bytes allowed between calls are skipped
+# and anything else ends the calls. RAW: inside a call whose arguments are parameters (bare text,
+# no JSON to follow), where only the Unicode rule applies.
 OUTSIDE, HEADER, ARGS, AFTER, BETWEEN, RAW = 0, 1, 2, 3, 4, 5
-_BETWEEN_CALLS = frozenset(b" \t\r\n;")
 
 
 class Cursor:
@@ -313,6 +313,7 @@ class ArgumentsGuard:
         call_end: Optional[int],
         headers: Mapping[str, Optional[Node]],
         raw: bool = False,
+        between: Optional[bytes] = None,
     ) -> None:
         self._cache = cache
         self._tables = cache.tables
@@ -327,9 +328,11 @@ class ArgumentsGuard:
         # digits: past that, what follows the trigger is no call (harmony: the final channel).
         self._max_header = max((len(p.encode()) for p in headers), default=0) + 8
         self._history: list[tuple] = []
-        self._bare = call_begin is None
+        # between: calls are found by their "{" (from the start, or after call_begin: json_array)
+        self._bare = between is not None
+        self._between_bytes = frozenset(between or b"")
         self._raw = raw  # RAW keeps the last byte written in _hbuf (a surrogate split across tokens)
-        self.mode = BETWEEN if self._bare else OUTSIDE
+        self.mode = BETWEEN if self._bare and call_begin is None else OUTSIDE
         self._hbuf = b""
         self.cursor = Cursor(None)
 
@@ -348,7 +351,7 @@ class ArgumentsGuard:
             self._between(self._token_bytes[token_id])
         elif mode == OUTSIDE:
             if token_id == self._call_begin:
-                self.mode, self._hbuf = (RAW, b"") if self._raw else (HEADER, b"")
+                self.mode, self._hbuf = (RAW, b"") if self._raw else (BETWEEN, b"") if self._bare else (HEADER, b"")
         elif mode == RAW:
             data = self._token_bytes[token_id]
             if token_id == self._call_end:
@@ -383,7 +386,7 @@ class ArgumentsGuard:
 
     def _between(self, data: bytes) -> None:
         for i, b in enumerate(data):
-            if b in _BETWEEN_CALLS:
+            if b in self._between_bytes:
                 continue
             if b == 0x7B:  # {
                 self.cursor = Cursor(self._header_nodes[0] if self._header_nodes else None)

@@ -135,7 +135,7 @@ class ReasonerGrammar:
             self._matcher = xgr.GrammarMatcher(self.grammar.compiled)
             g = self.grammar
             if g.choice != "none":
-                self._guard = ArgumentsGuard(g.masks, g.call_begin, g.call_end, g.spec.header_nodes(), raw=g.spec.format.tools.xml is not None)
+                self._guard = ArgumentsGuard(g.masks, g.call_begin, g.call_end, g.spec.header_nodes(), raw=g.spec.format.tools.xml is not None, between=g.spec.between_calls)
 
     def _log(self, matched: int, phase: Phase, error: Optional[str] = None) -> None:
         """Record the token at the current position (all but ordinary thinking tokens), then

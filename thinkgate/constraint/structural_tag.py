@@ -64,7 +64,18 @@ class GrammarSpec:
         """The marker after which the guard reads a call's header: the call's begin marker, or
         for harmony the channel marker (the grammar starts after ``<|start|>assistant``)."""
         t = self.format.tools
-        return t.messages.channel if t.layout == "harmony" else t.call_begin  # bare_json: none
+        if t.layout == "harmony":
+            return t.messages.channel
+        return t.section_begin if t.layout == "json_array" else t.call_begin  # bare_json: none
+
+    @property
+    def between_calls(self) -> Optional[bytes]:
+        """Where calls are found by their ``{`` (no marker begins a call): the bytes that may
+        stand between them (whitespace, the separator, the array's bracket); else None."""
+        t = self.format.tools
+        if t.layout not in ("bare_json", "json_array"):
+            return None
+        return (" \t\r\n" + t.separator + t.array[0]).encode()
 
     def header_nodes(self) -> dict[str, Node]:
         """Each tool's header after :attr:`call_trigger` (a regular expression, for headers that
@@ -238,7 +249,7 @@ def build_spec(
         tag = bare_json_tag(t, choice, chosen, parallel_tool_calls, control_ids if by_id else None, fmt.markers, max_whitespace)
         return GrammarSpec(fmt, choice, chosen, parallel_tool_calls, StructuralTag(format=tag), marks.ids)
 
-    json_object = t.layout == "json_object"
+    json_object = t.call_object_layout  # json_object or json_array: the name inside the object
     header, footer = template_parts(t.header), template_parts(t.footer)
     # The part of the header before the tool's name is written once for all tools.
     at_name = next((i for i, (kind, _) in enumerate(header) if kind == "name"), 0)
@@ -264,19 +275,24 @@ def build_spec(
         end = [marks.element(t.call_end)] if t.call_end else []  # Mistral: a call ends with its JSON
         return [*prefix, bodies[0] if len(bodies) == 1 else OrFormat(elements=bodies), *end]
 
+    def call() -> Format:
+        """A call, from its begin marker (a call in an array has none) on."""
+        return _seq([*([marks.element(t.call_begin)] if t.call_begin else []), *call_rest()])
+
     def more(first: Format) -> Format:
         """``first``, then (if parallel calls are allowed) further calls after the separator."""
         if not parallel_tool_calls or choice == "named":
             return first
-        call = _seq([marks.element(t.call_begin), *call_rest()])
-        again = _seq([ConstStringFormat(value=t.separator), call]) if t.separator else call
+        again = _seq([ConstStringFormat(value=t.separator), call()]) if t.separator else call()
         return SequenceFormat(elements=[first, StarFormat(content=again)])
 
     def around(calls: Format) -> list[Format]:
         """The calls inside the section markers (a layout without them has none)."""
         return [x for x in (t.section_begin and marks.element(t.section_begin), calls, t.section_end and marks.element(t.section_end)) if x]
 
-    calls = more(_seq([marks.element(t.call_begin), *call_rest()]))
+    calls = more(call())
+    if t.array != ("", ""):  # the calls as one JSON array (after a space where the tokenizer puts one)
+        calls = SequenceFormat(elements=[RegexFormat(pattern=" ?" + re.escape(t.array[0])), calls, ConstStringFormat(value=t.array[1])])
     trigger = t.trigger
     text_excludes = [m for m in fmt.markers if m != fmt.eos]
     if choice == "none":

@@ -8,7 +8,7 @@ from .glm import GLM45
 from .harmony import GPT_OSS
 from .kimi import KIMI_K2
 from .llama import LLAMA3_JSON
-from .mistral import MISTRAL
+from .mistral import MISTRAL, MISTRAL_JSON
 from .qwen import QWEN3, QWEN3_CODER
 from .registry import aliases, get_format, names, register
 
@@ -26,6 +26,7 @@ __all__ = [
     "KIMI_K2",
     "LLAMA3_JSON",
     "MISTRAL",
+    "MISTRAL_JSON",
     "NO_REASONING",
     "QWEN3",
     "QWEN3_CODER",

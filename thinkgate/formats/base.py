@@ -154,7 +154,8 @@ class ToolCallFormat:
     Layouts: ``tagged_json`` (the header names the tool, the arguments follow as JSON),
     ``json_object`` (each call one JSON object holding name and arguments, inside its markers),
     ``bare_json`` (no markers at all: an answer that *starts* with a JSON call object is calls,
-    joined by ``separator``; Llama 3.x), ``tagged_xml`` (as ``tagged_json``, the arguments written
+    joined by ``separator``; Llama 3.x), ``json_array`` (after the section marker, one JSON array
+    of call objects, the text around it in ``array``; Mistral before tokenizer v11), ``tagged_xml`` (as ``tagged_json``, the arguments written
     as parameters, see :class:`XmlArguments`; Qwen3-Coder, GLM) and ``harmony`` (channel
     messages).
 
@@ -168,7 +169,7 @@ class ToolCallFormat:
     accepts ``<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{"a": 1}<｜tool▁call▁end｜><｜tool▁calls▁end｜>``.
     """
 
-    layout: Literal["tagged_json", "json_object", "bare_json", "tagged_xml", "harmony"]
+    layout: Literal["tagged_json", "json_object", "json_array", "bare_json", "tagged_xml", "harmony"]
     section: tuple[str, str]
     call: tuple[str, str]
     sep: str
@@ -190,11 +191,19 @@ class ToolCallFormat:
     optional_begin: str = ""
     # tagged_xml layout: how the parameters are written.
     xml: Optional[XmlArguments] = None
+    # json_array layout: the text that opens and closes the array of call objects.
+    array: tuple[str, str] = ("", "")
+    # Call objects: the key under which the chat template writes the call's id back (the parser
+    # reads past it).
+    id_key: str = ""
+    # Ids thinkgate makes for this format's calls are this many random letters and digits (0:
+    # ``call_`` and 24 hex digits); Mistral's templates refuse an id of any other shape.
+    id_length: int = 0
 
     @property
     def call_object_layout(self) -> bool:
         """Whether a call is one JSON object holding both the name and the arguments."""
-        return self.layout in ("json_object", "bare_json")
+        return self.layout in ("json_object", "json_array", "bare_json")
 
     @property
     def section_begin(self) -> str:
@@ -241,14 +250,16 @@ class ToolCallFormat:
         values = {"sep": re.escape(self.sep), "name": re.escape(name), "index": "[0-9]+", "id": ""}
         return "".join(values.get(kind, re.escape(text)) for kind, text in template_parts(self.header))
 
-    def call_object(self, name: str, arguments: str) -> str:
-        """json_object layout: the object that names the tool and holds its arguments."""
-        return "{" + json.dumps(self.name_key) + ": " + json.dumps(name) + ", " + json.dumps(self.arguments_key) + ": " + arguments + "}"
+    def call_object(self, name: str, arguments: str, call_id: str = "") -> str:
+        """Call-object layouts: the object that names the tool and holds its arguments (and,
+        given one where the format has an ``id_key``, the call's id, as templates write it back)."""
+        own = ", " + json.dumps(self.id_key) + ": " + json.dumps(call_id) if call_id and self.id_key else ""
+        return "{" + json.dumps(self.name_key) + ": " + json.dumps(name) + ", " + json.dumps(self.arguments_key) + ": " + arguments + own + "}"
 
-    def call_text(self, name: str, arguments: str, index: int = 0) -> str:
+    def call_text(self, name: str, arguments: str, index: int = 0, call_id: str = "") -> str:
         """The exact text of one call, markers included."""
         if self.call_object_layout:
-            body = self.call_object(name, arguments)
+            body = self.call_object(name, arguments, call_id)
         else:
             body = self.xml.render(arguments) if self.xml is not None else arguments
         header = self.header_text(name if not self.call_object_layout else "", index)
@@ -257,8 +268,11 @@ class ToolCallFormat:
     def section_text(self, calls: list[tuple[str, str]]) -> str:
         """The exact text of a tool section holding ``calls`` (``(name, arguments)`` pairs),
         numbered from 0."""
-        body = self.separator.join(self.call_text(n, a, i) for i, (n, a) in enumerate(calls))
-        return self.section_begin + body + self.section_end
+        return self.section_around(self.separator.join(self.call_text(n, a, i) for i, (n, a) in enumerate(calls)))
+
+    def section_around(self, calls: str) -> str:
+        """The section markers (and a JSON array's brackets) around the text of its calls."""
+        return self.section_begin + self.array[0] + calls + self.array[1] + self.section_end
 
     def header_pieces(self) -> tuple[HeaderPiece, ...]:
         """The header as pieces for a tolerant reader: every whitespace run becomes optional

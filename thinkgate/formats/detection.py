@@ -177,7 +177,7 @@ def _tool_conversations(n: int, call_id: str) -> Iterable[list[dict]]:
     content None or "" (some drop the calls for one of them, some fail on None), arguments as a
     JSON string (DeepSeek templates concatenate them) or a dict (Qwen2.5 always ``tojson``s them),
     followed by a user turn or not."""
-    ids = [call_id.replace("{name}", name).replace("{index}", str(i)) if call_id else f"call_probe{i}" for i, (name, _) in enumerate(_CALLS[:n])]
+    ids = _probe_ids(n, call_id)
     for content, as_string, then_user in itertools.product((None, ""), (True, False), (True, False)):
         calls = [
             {"id": ids[i], "type": "function", "function": {"name": name, "arguments": json.dumps(args) if as_string else args}}
@@ -186,6 +186,12 @@ def _tool_conversations(n: int, call_id: str) -> Iterable[list[dict]]:
         results = [{"role": "tool", "tool_call_id": ids[i], "name": name, "content": f"result {i}"} for i, (name, _) in enumerate(_CALLS[:n])]
         after = [{"role": "user", "content": "Thanks."}] if then_user else []
         yield [*_user_turn(), {"role": "assistant", "content": content, "tool_calls": calls}, *results, *after]
+
+
+def _probe_ids(n: int, call_id: str) -> list[str]:
+    """The probe calls' ids: the format's own where it has them (Kimi-K2), else nine letters and
+    digits, the one shape every template accepts (Mistral's refuse any other)."""
+    return [call_id.replace("{name}", name).replace("{index}", str(i)) if call_id else f"probe{i:04d}" for i, (name, _) in enumerate(_CALLS[:n])]
 
 
 def _spellings(text: str, value: dict) -> list[str]:
@@ -206,13 +212,16 @@ def _section_length(tools: ToolCallFormat, text: str, n: int) -> Optional[int]:
     """The length of ``tools``' section of the ``n`` probe calls in ``text``, or None if absent."""
     # Parameters (tagged_xml) are written one way; JSON is found as the template spelled it.
     spell = (lambda a: [json.dumps(a)]) if tools.xml is not None else (lambda a: _spellings(text, a))
-    for args in itertools.product(*(spell(a) for _, a in _CALLS[:n])):
-        calls = [tools.call_text(name, a, i) for i, ((name, _), a) in enumerate(zip(_CALLS, args))]
-        body = tools.section_begin + tools.separator.join(calls)
-        at = text.find(body)
-        # A section end left out after a single call is tolerated; after several it must be there.
-        if at >= 0 and (n == 1 or text.startswith(tools.section_end, at + len(body))):
-            return len(body)
+    # Call objects may hold the call's id, as templates write it back (Mistral's).
+    ids = [_probe_ids(n, tools.call_id), [""] * n] if tools.id_key else [[""] * n]
+    for args, call_ids in itertools.product(itertools.product(*(spell(a) for _, a in _CALLS[:n])), ids):
+        calls = [tools.call_text(name, a, i, call_ids[i]) for i, ((name, _), a) in enumerate(zip(_CALLS, args))]
+        # (an array may follow its marker after a space: Mistral 7B v0.3's template writes one)
+        for body in {tools.section_begin + space + tools.array[0] + tools.separator.join(calls) for space in ("", " " if tools.array[0] else "")}:
+            at = text.find(body)
+            # A section end left out after a single call is tolerated; after several it must be there.
+            if at >= 0 and (n == 1 or text.startswith(tools.array[1] + tools.section_end, at + len(body))):
+                return len(body)
     return None
 
 

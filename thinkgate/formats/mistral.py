@@ -1,14 +1,22 @@
-"""Mistral (Small 3.2, Magistral, Devstral; tokenizer v11 and later): each call is
-``[TOOL_CALLS]NAME[ARGS]{…}``, with no end marker: a call ends where its JSON object closes.
+"""Mistral's two tool-call layouts.
 
+``mistral`` (Small 3.2, Magistral, Devstral; tokenizer v11 and later): each call is
+``[TOOL_CALLS]NAME[ARGS]{…}``, with no end marker: a call ends where its JSON object closes.
 ``[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}[TOOL_CALLS]now[ARGS]{}</s>``; a call may carry its
 id (``get_weather[CALL_ID]a1b2c3d4e[ARGS]``), which becomes the call's id. Magistral thinks in
-``[THINK]…[/THINK]``, opened by the model itself. (Older Mistral tokenizers write one
-``[TOOL_CALLS]`` followed by a JSON array of ``{"name", "arguments"}`` objects; that layout is
-not described here.)
+``[THINK]…[/THINK]``, opened by the model itself.
+
+``mistral_json`` (Mistral 7B v0.3, Nemo, Small 2409–2501: tokenizers v3 and v7): one
+``[TOOL_CALLS]`` followed by a JSON array of call objects,
+``[TOOL_CALLS][{"name": "get_weather", "arguments": {"city": "Paris"}}, {"name": "now", "arguments": {}}]</s>``
+(7B v0.3's sentencepiece tokenizer puts a space before the ``[``);
+their templates write each call's id back into its object (``"id": "a1b2c3d4e"``). These models
+do not think.
+
+Both families' templates refuse a call id that is not nine letters and digits.
 """
 
-from .base import ChatFormat, ReasoningFormat, ToolCallFormat
+from .base import NO_REASONING, ChatFormat, ReasoningFormat, ToolCallFormat
 
 TOOL_CALLS = "[TOOL_CALLS]"
 ARGS = "[ARGS]"
@@ -25,6 +33,21 @@ MISTRAL_TOOLS = ToolCallFormat(
     # v11+ tokenizers may write the call's id: NAME[CALL_ID]a1b2c3d4e[ARGS]
     header="{name}{call_id}{sep}",
     id_marker=CALL_ID,
+    id_length=9,
+)
+
+MISTRAL_JSON_TOOLS = ToolCallFormat(
+    layout="json_array",
+    section=(TOOL_CALLS, ""),
+    call=("", ""),
+    sep="",
+    header="",
+    # Templates join the objects with ", "; the array's "[" follows the marker directly (tekken:
+    # Nemo) or after a space (sentencepiece: 7B v0.3), which readers and the grammar allow.
+    array=("[", "]"),
+    separator=", ",
+    id_key="id",
+    id_length=9,
 )
 
 MISTRAL = ChatFormat(
@@ -36,4 +59,13 @@ MISTRAL = ChatFormat(
     description="Mistral / Magistral / Devstral: [TOOL_CALLS]NAME[ARGS]{JSON} per call, [THINK] reasoning",
 )
 
-FORMATS = (MISTRAL,)
+MISTRAL_JSON = ChatFormat(
+    name="mistral_json",
+    reasoning=NO_REASONING,
+    tools=MISTRAL_JSON_TOOLS,
+    eos=EOS,
+    aliases=("mistral_v3", "mistral_v7", "mistral_nemo", "mistral_array"),
+    description='Mistral 7B v0.3 / Nemo / Small 2409-2501: [TOOL_CALLS] then a JSON array of {"name", "arguments"}, no reasoning',
+)
+
+FORMATS = (MISTRAL, MISTRAL_JSON)

@@ -187,6 +187,9 @@ class ThinkgateDetector(BaseFormatDetector):
             if t.layout == "bare_json":  # the call object up to its arguments, then its brace
                 begin = t.call_object(name, "\0").partition("\0")[0]
                 return StructureInfo(begin=begin, end="}", trigger=begin[: begin.index(name)])
+            if t.layout == "json_array":  # one call as the whole array
+                begin, _, end = t.section_around(t.call_object(name, "\0")).partition("\0")
+                return StructureInfo(begin=begin, end=end, trigger=t.trigger)
             return StructureInfo(
                 begin=t.section_begin + t.call_begin + t.header_text(name),
                 end=t.footer + t.call_end + t.section_end,

@@ -13,6 +13,8 @@ from __future__ import annotations
 import enum
 import logging
 import re
+import secrets
+import string
 import uuid
 from collections.abc import Callable, Mapping
 from typing import ClassVar
@@ -42,6 +44,14 @@ INVALID_CALL_POLICIES = ("content", "drop", "error")
 
 def default_call_id(index: int) -> str:
     return f"call_{uuid.uuid4().hex[:24]}"
+
+
+_ID_CHARACTERS = string.ascii_letters + string.digits
+
+
+def short_call_id(length: int) -> Callable[[int], str]:
+    """Ids of ``length`` random letters and digits (a format's ``id_length``: Mistral's nine)."""
+    return lambda index: "".join(secrets.choice(_ID_CHARACTERS) for _ in range(length))
 
 
 class CallMachine:
@@ -82,6 +92,8 @@ class CallMachine:
         self._tool_names = tool_names
         self._id_to_marker = id_to_marker
         self._policy = on_invalid_call
+        if call_id is default_call_id and fmt.tools.id_length:
+            call_id = short_call_id(fmt.tools.id_length)
         self._call_id = call_id
         # reasoning_only: split reasoning from the rest and hand the rest over verbatim (for an
         # engine that gives the answer to a separate tool parser).

@@ -8,6 +8,7 @@ from typing import Any, Optional
 from ..formats import ChatFormat, Thinking, get_format
 from .events import Event
 from .bare_json import BareJsonMachine
+from .json_array import JsonArrayMachine
 from .harmony import HarmonyMachine
 from .message import Message, MessageBuilder
 from .openai import render_deltas
@@ -16,7 +17,7 @@ from .tagged_json import TaggedJsonMachine
 from .tagged_xml import TaggedXmlMachine
 from .thinking import marker_token_ids
 
-_MACHINES = {"tagged_json": TaggedJsonMachine, "json_object": TaggedJsonMachine, "bare_json": BareJsonMachine, "tagged_xml": TaggedXmlMachine, "harmony": HarmonyMachine}
+_MACHINES = {"tagged_json": TaggedJsonMachine, "json_object": TaggedJsonMachine, "json_array": JsonArrayMachine, "bare_json": BareJsonMachine, "tagged_xml": TaggedXmlMachine, "harmony": HarmonyMachine}
 
 
 def tool_parameters(tools: Optional[Iterable[Any]]) -> dict[str, Any]:
@@ -67,7 +68,8 @@ class StreamParser:
     * ``reasoning_only``: only split reasoning from the answer; the answer, tool markup and all,
       comes out verbatim as content (for engines whose tool parser reads the answer separately).
     * ``reasoning_field``: ``"reasoning_content"``, ``"reasoning"`` or ``"both"`` in the deltas.
-    * ``call_id``: makes a call's id from its index (default ``call_`` + 24 random hex digits);
+    * ``call_id``: makes a call's id from its index (default ``call_`` + 24 random hex digits,
+      or for a format with an ``id_length`` that many random letters and digits: Mistral's 9);
       a format whose calls carry their own id (Kimi-K2's ``functions.NAME:0``) keeps that one
       unless it repeats an earlier id of the message.
     """

@@ -1,0 +1,184 @@
+"""Mistral before tokenizer v11 (7B v0.3, Nemo, Small 2409-2501): one ``[TOOL_CALLS]``, then a
+JSON array of ``{"name", "arguments"}`` objects."""
+
+import json
+import zlib
+
+import jsonschema
+import pytest
+import xgrammar as xgr
+
+from helpers import every_split_agrees
+from test_constraint_sampling import check, sample_batch
+from thinkgate import StreamParser, parse
+from thinkgate.constraint import ReasonerGrammar, compile_tool_grammar
+from thinkgate.formats import MISTRAL_JSON, get_format
+
+T = MISTRAL_JSON.tools
+WEATHER = '{"city": "Paris", "note": "[TOOL_CALLS] and ] or }, { in a string"}'
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "parameters": {
+                "type": "object",
+                "properties": {"city": {"type": "string", "maxLength": 3}, "note": {"type": "string"}},
+                "required": ["city"],
+            },
+        },
+    },
+    {"type": "function", "function": {"name": "now", "parameters": {"type": "object", "properties": {}}}},
+]
+
+
+def test_the_names_serving_engines_use():
+    assert get_format("mistral_nemo") is MISTRAL_JSON and get_format("mistral_v3") is MISTRAL_JSON
+    assert T.section_text([("now", "{}"), ("now", '{"a": 1}')]) == '[TOOL_CALLS][{"name": "now", "arguments": {}}, {"name": "now", "arguments": {"a": 1}}]'
+
+
+@pytest.mark.parametrize("space", ["", " ", "\n "])
+@pytest.mark.parametrize("after", ["", "</s>", " All done."])
+def test_the_array_holds_the_calls_and_text_around_it_is_content(after, space):
+    # (Nemo's tekken tokenizer writes "[TOOL_CALLS][", 7B v0.3's sentencepiece one "[TOOL_CALLS] [")
+    text = "Checking. " + T.section_text([("get_weather", WEATHER), ("now", "{}")]).replace("[{", space + "[{", 1) + after
+    m = every_split_agrees(text, format="mistral_json")
+    assert [(c.name, c.arguments) for c in m.tool_calls] == [("get_weather", WEATHER), ("now", "{}")]
+    assert (m.reasoning_content, m.finish_reason) == (None, "tool_calls")
+    assert m.content == ("Checking." + after if after.strip() and after != "</s>" else "Checking.")
+
+
+def test_arguments_stream_as_written_and_the_ids_are_nine_letters_and_digits():
+    text = T.section_text([("get_weather", WEATHER), ("now", "{}")])
+    parser = StreamParser("mistral_json", tools=TOOLS)
+    deltas = [d for i in range(0, len(text), 4) for d in parser.feed(text[i : i + 4])] + parser.finish()
+    calls = [tc for d in deltas for tc in d.get("tool_calls", [])]
+    joined = {}
+    for tc in calls:
+        joined[tc["index"]] = joined.get(tc["index"], "") + tc["function"].get("arguments", "")
+    assert joined == {0: WEATHER, 1: "{}"}
+    ids = [c.id for c in parser.message.tool_calls]
+    assert all(len(i) == 9 and i.isalnum() for i in ids) and len(set(ids)) == 2
+
+
+def test_ids_and_other_keys_the_template_writes_into_an_object_are_read_past():
+    text = '[TOOL_CALLS] [{"name": "now", "arguments": {}, "id": "a1B2c3D4e"},{"id": "x", "name": "get_weather", "arguments": {"city": "Rom"}}]'
+    m = every_split_agrees(text, format="mistral_json")
+    assert [(c.name, c.arguments) for c in m.tool_calls] == [("now", "{}"), ("get_weather", '{"city": "Rom"}')]
+
+
+def test_a_broken_item_runs_to_the_end_and_the_items_before_it_stand():
+    bad = '{"name": "now", "arguments": {"a": oops}}, ' + T.call_object("now", "{}") + "]"
+    text = T.section_begin + T.array[0] + T.call_object("get_weather", WEATHER) + ", " + bad
+    m = every_split_agrees(text, format="mistral_json")
+    assert [c.name for c in m.tool_calls] == ["get_weather"]
+    assert m.invalid_tool_calls[0].text == bad and "not valid JSON" in m.invalid_tool_calls[0].error
+    assert m.content == bad  # nothing lost
+
+
+def test_an_unknown_tool_in_the_array_is_invalid_and_the_others_stand():
+    text = T.section_text([("launch", '{"go": true}'), ("now", "{}")])
+    m = every_split_agrees(text, format="mistral_json", tools=TOOLS)
+    assert [c.name for c in m.tool_calls] == ["now"]
+    assert m.invalid_tool_calls[0].error == "unknown tool 'launch'"
+    strict = parse(text, format="mistral_json", tools=TOOLS, on_invalid_call="error")
+    assert strict.finish_reason == "error" and strict.tool_calls == []
+
+
+@pytest.mark.parametrize(
+    "text, content",
+    [
+        ("[TOOL_CALLS]get_weather[ARGS]{}", "get_weather[ARGS]{}"),  # the other Mistral layout
+        ('[TOOL_CALLS] [{"name": "now", "arguments": {}} {"name": "now"}]', '{"name": "now"}]'),
+        ("[TOOL_CALLS] [] then text", "then text"),
+        ('[TOOL_CALLS][TOOL_CALLS] [{"name": "now", "arguments": {}}]', None),
+    ],
+)
+def test_what_is_not_an_array_of_calls_is_text(text, content):
+    m = every_split_agrees(text, format="mistral_json")
+    assert m.content == content
+    assert len(m.tool_calls) == (1 if '"arguments"' in text else 0)
+
+
+def test_a_call_cut_off_is_not_complete_and_the_one_before_it_stands():
+    text = T.section_text([("now", "{}"), ("get_weather", WEATHER)])[:-9]
+    m = every_split_agrees(text, format="mistral_json", finish_reason="length")
+    assert [c.name for c in m.tool_calls] == ["now"] and m.finish_reason == "length"
+    assert m.invalid_tool_calls[0].cut_off
+
+
+def _walk(grammar, tokenizer, text):
+    g = ReasonerGrammar(grammar, thinking=False)
+    return g, g.accept_tokens(tokenizer.encode(text, add_special_tokens=False))
+
+
+@pytest.mark.parametrize("choice", ["required", "auto"])
+def test_the_grammar_takes_the_array_then_the_end(mistral_json_tokenizer, choice):
+    tok = mistral_json_tokenizer
+    grammar = compile_tool_grammar(tok, "mistral_json", TOOLS, choice)
+    text = T.section_text([("get_weather", '{"city": "Rom", "note": "a ] b"}'), ("now", "{}")])
+    for spelled in (text, text.replace("[{", " [{", 1)):  # the tokenizer's space before "[" or none
+        g, ok = _walk(grammar, tok, spelled)
+        assert ok and g.accept_token(grammar.stop_ids[0]) and g.is_terminated()
+    # after the array only the end: a second array is refused
+    g, ok = _walk(grammar, tok, T.section_text([("now", "{}")]))
+    assert ok and not g.accept_token(tok.convert_tokens_to_ids(T.section_begin))
+    # the marker must open the array
+    assert not _walk(grammar, tok, T.section_begin + '{"name": "now", "arguments": {}}')[1]
+
+
+def test_auto_allows_text_first_and_single_call_refuses_a_second(mistral_json_tokenizer):
+    tok = mistral_json_tokenizer
+    grammar = compile_tool_grammar(tok, "mistral_json", TOOLS, "auto")
+    g, ok = _walk(grammar, tok, "Let me check. " + T.section_text([("now", "{}")]))
+    assert ok and g.accept_token(grammar.stop_ids[0])
+    single = compile_tool_grammar(tok, "mistral_json", TOOLS, "required", parallel_tool_calls=False)
+    one = T.section_begin + T.array[0] + T.call_object("now", "{}")
+    assert not _walk(single, tok, one + ", ")[1]
+    g, ok = _walk(single, tok, one + T.array[1])
+    assert ok and g.accept_token(single.stop_ids[0])
+
+
+def _allowed(g, token_id, vocab_size):
+    bitmask = xgr.allocate_token_bitmask(1, vocab_size)
+    g.fill_bitmask(bitmask, 0)
+    return bool((int(bitmask[0, token_id >> 5]) >> (token_id & 31)) & 1)
+
+
+@pytest.mark.parametrize("before", ["", T.call_object("now", "{}") + ", "])
+def test_the_guard_bounds_strings_of_every_item(mistral_json_tokenizer, before):
+    # maxLength 3 is the guard's: after the section marker it finds each item by its "{"
+    tok = mistral_json_tokenizer
+    grammar = compile_tool_grammar(tok, "mistral_json", TOOLS, "auto")
+    g, ok = _walk(grammar, tok, "Hi " + T.section_begin + T.array[0] + before + '{"name": "get_weather", "arguments": {"city": "Ro')
+    size = grammar.vocab.size
+    [m], [quote] = tok.encode("m", add_special_tokens=False), tok.encode('"', add_special_tokens=False)
+    assert ok and _allowed(g, m, size) and _allowed(g, quote, size)
+    assert g.accept_token(m)
+    assert not _allowed(g, m, size) and _allowed(g, quote, size)
+
+
+def test_random_sampling_gives_valid_arrays_of_several_calls(mistral_json_tokenizer):
+    tok = mistral_json_tokenizer
+    samples = sample_batch(tok, "mistral_json", "required", "off", n=50, seed=zlib.crc32(b"mistral-array"))
+    verdicts = check(tok, "mistral_json", "required", "off", samples)
+    assert set(verdicts) <= {"valid", "unterminated"} and verdicts["valid"] >= 45, verdicts
+    counts = [len(parse(tok.decode(ids[:-1]), format="mistral_json").tool_calls) for ids, g in samples if g.is_terminated()]
+    assert max(counts) >= 2  # the separator and the guard's second item are exercised
+
+
+def test_inspect_shows_an_array_the_grammar_accepts(tmp_path, capsys, mistral_json_tokenizer):
+    from thinkgate.cli import main
+
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps(TOOLS))
+    assert main(["inspect", "--format", "mistral_json", "--tools", str(path)]) == 0
+    out = capsys.readouterr().out
+    shown = out.split("# an example of a valid output (after the reasoning)\n")[1].split("\n")[0]
+    assert shown.startswith(T.section_begin + T.array[0])
+    calls = json.loads(shown[len(T.section_begin) :])
+    assert calls[0]["name"] == "get_weather"
+    jsonschema.validate(calls[0]["arguments"], TOOLS[0]["function"]["parameters"])
+    grammar = compile_tool_grammar(mistral_json_tokenizer, "mistral_json", TOOLS, "required")
+    g, ok = _walk(grammar, mistral_json_tokenizer, shown)
+    assert ok and g.accept_token(grammar.stop_ids[0])
