@@ -192,3 +192,18 @@ def test_grammars_compiled_one_after_another_keep_their_own_markers(tokenizer):
     m = _matcher(tokenizer, "deepseek_r1", REALISTIC + [{"type": "function", "function": {"name": "order_probe"}}], "auto")
     assert _accepts(m, _ids(tokenizer, "It" + t.section_begin + t.call_begin + "function"), end=False)
     assert m.accept_token(tokenizer.convert_tokens_to_ids(t.sep))
+
+
+@pytest.mark.parametrize("name", __import__("thinkgate.formats", fromlist=["names"]).names())
+def test_without_a_tokenizer_every_format_gives_a_tag_with_markers_as_text(tokenizer, name):
+    # (xgrammar refuses a triggered tag of unbounded content with no end text: the JSON array's
+    # calls end at its "]")
+    from thinkgate.formats import get_format
+
+    fmt = get_format(name)
+    info = xgr.TokenizerInfo.from_huggingface(tokenizer, vocab_size=len(tokenizer))
+    for choice in ("auto", "required", "none"):
+        grammar = xgr.GrammarCompiler(info).compile_grammar(xgr.Grammar.from_structural_tag(build_structural_tag(name, [GET_WEATHER], choice)))
+        if choice == "required" and fmt.tools.layout != "harmony":
+            matcher = xgr.GrammarMatcher(grammar)
+            assert matcher.accept_string(fmt.tools.section_text([("get_weather", WEATHER_ARGS)]))

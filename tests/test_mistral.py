@@ -85,3 +85,13 @@ def test_the_grammar_never_has_the_model_write_a_call_id(mistral_tokenizer):
     g = ReasonerGrammar(grammar, thinking=False)
     assert g.accept_tokens(mistral_tokenizer.encode(T.call_begin + "now", add_special_tokens=False))
     assert not g.accept_token(mistral_tokenizer.convert_tokens_to_ids("[CALL_ID]"))
+
+
+def test_ids_thinkgate_makes_are_nine_letters_and_digits_as_the_templates_require():
+    from thinkgate import parse
+
+    m = parse(T.call_text("now", "{}") * 3, format="mistral", thinking=False)
+    ids = [c.id for c in m.tool_calls]
+    assert len(set(ids)) == 3 and all(len(i) == 9 and i.isalnum() for i in ids)
+    # a call_id function given still wins
+    assert parse(T.call_text("now", "{}"), format="mistral", thinking=False, call_id=lambda i: f"x{i}").tool_calls[0].id == "x0"

@@ -291,8 +291,10 @@ def build_spec(
         return [x for x in (t.section_begin and marks.element(t.section_begin), calls, t.section_end and marks.element(t.section_end)) if x]
 
     calls = more(call())
+    opened = None
     if t.array != ("", ""):  # the calls as one JSON array (after a space where the tokenizer puts one)
-        calls = SequenceFormat(elements=[RegexFormat(pattern=" ?" + re.escape(t.array[0])), calls, ConstStringFormat(value=t.array[1])])
+        opened = SequenceFormat(elements=[RegexFormat(pattern=" ?" + re.escape(t.array[0])), calls])
+        calls = SequenceFormat(elements=[opened, ConstStringFormat(value=t.array[1])])
     trigger = t.trigger
     text_excludes = [m for m in fmt.markers if m != fmt.eos]
     if choice == "none":
@@ -310,6 +312,8 @@ def build_spec(
         else:
             end = t.markup_end
             content = calls if t.section_begin else _seq(call_rest()[:-1] if t.call_end else call_rest())
+            if opened is not None:  # the array's bracket closes the tag (its calls are unbounded)
+                content, end = opened, t.array[1] + t.section_end
             tag = TriggeredTagsFormat(
                 triggers=[trigger],
                 tags=[TagFormat(begin=trigger, content=content, end=end)],
