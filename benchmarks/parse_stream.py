@@ -17,7 +17,6 @@ import gc
 import json
 import os
 import random
-import statistics
 import time
 
 from thinkgate import StreamParser

@@ -108,3 +108,34 @@ def every_split_agrees(text, **kw):
             ref = normalise(events)
         assert normalise(events) == ref
     return whole
+
+
+def walk(grammar, tokenizer, text):
+    """A fresh ReasonerGrammar (not thinking) fed ``text``'s tokens: ``(grammar, all accepted)``."""
+    from thinkgate.constraint import ReasonerGrammar
+
+    g = ReasonerGrammar(grammar, thinking=False)
+    return g, g.accept_tokens(tokenizer.encode(text, add_special_tokens=False))
+
+
+def allowed(g, token_id, vocab_size):
+    """Whether ``g``'s next bitmask (the guard's bounds applied) allows ``token_id``."""
+    import xgrammar as xgr
+
+    bitmask = xgr.allocate_token_bitmask(1, vocab_size)
+    g.fill_bitmask(bitmask, 0)
+    return bool((int(bitmask[0, token_id >> 5]) >> (token_id & 31)) & 1)
+
+
+def inspect_example(tmp_path, capsys, format_name, tools):
+    """``thinkgate inspect --format F --tools FILE``: its whole output and the example output it
+    shows."""
+    import json
+
+    from thinkgate.cli import main
+
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps(tools))
+    assert main(["inspect", "--format", format_name, "--tools", str(path)]) == 0
+    out = capsys.readouterr().out
+    return out, out.split("# an example of a valid output (after the reasoning)\n")[1].split("\n")[0]

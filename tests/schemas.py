@@ -97,3 +97,17 @@ SET_ALARM = {
 }
 
 REALISTIC = [GET_WEATHER, BOOK_FLIGHT, SEARCH_DOCS, SET_ALARM]
+
+
+def weather_and_now(max_city: int) -> list[dict]:
+    """Two small tools: ``get_weather`` (a ``city`` of at most ``max_city`` characters, which
+    only the run-time guard bounds, and a free ``note``) and ``now`` (no arguments)."""
+    weather = {
+        "type": "object",
+        "properties": {"city": {"type": "string", "maxLength": max_city}, "note": {"type": "string"}},
+        "required": ["city"],
+    }
+    return [
+        {"type": "function", "function": {"name": "get_weather", "parameters": weather}},
+        {"type": "function", "function": {"name": "now", "parameters": {"type": "object", "properties": {}}}},
+    ]

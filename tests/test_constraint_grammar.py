@@ -7,7 +7,7 @@ import threading
 import pytest
 import xgrammar as xgr
 
-from schemas import BOOK_FLIGHT, GET_WEATHER, REALISTIC
+from schemas import GET_WEATHER, REALISTIC
 from thinkgate.constraint import build_structural_tag, compile_tool_grammar, grammar_cache
 from thinkgate.formats import DEEPSEEK_R1, DEEPSEEK_V3_1
 

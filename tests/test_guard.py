@@ -3,7 +3,6 @@
 import json
 
 import numpy as np
-import torch
 import xgrammar as xgr
 
 from schemas import BOOK_FLIGHT, SET_ALARM

@@ -6,9 +6,9 @@ import zlib
 
 import jsonschema
 import pytest
-import xgrammar as xgr
 
-from helpers import every_split_agrees
+from helpers import allowed, every_split_agrees, inspect_example, walk
+from schemas import weather_and_now
 from test_constraint_sampling import check, sample_batch
 from thinkgate import StreamParser, parse, thinking_from_prompt
 from thinkgate.constraint import ReasonerGrammar, compile_tool_grammar
@@ -17,20 +17,7 @@ from thinkgate.formats.llama import EOM, EOT, PYTHON_TAG
 
 T = LLAMA3_JSON.tools
 WEATHER = '{"city": "Paris", "note": "a }; {\\"name\\": x <|eot_id|>"}'
-TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": "get_weather",
-            "parameters": {
-                "type": "object",
-                "properties": {"city": {"type": "string", "maxLength": 3}, "note": {"type": "string"}},
-                "required": ["city"],
-            },
-        },
-    },
-    {"type": "function", "function": {"name": "now", "parameters": {"type": "object", "properties": {}}}},
-]
+TOOLS = weather_and_now(3)
 
 
 def test_the_names_serving_engines_use():
@@ -101,16 +88,12 @@ def test_a_model_that_does_not_think(llama_tokenizer):
     assert ReasonerGrammar(grammar, thinking="auto").thinking is False
 
 
-def _walk(grammar, tokenizer, text):
-    g = ReasonerGrammar(grammar, thinking=False)
-    ok = g.accept_tokens(tokenizer.encode(text, add_special_tokens=False))
-    return g, ok
 
 
 @pytest.mark.parametrize("choice", ["required", "auto"])
 def test_the_grammar_takes_calls_joined_by_the_separator_then_the_end(llama_tokenizer, choice):
     grammar = compile_tool_grammar(llama_tokenizer, "llama3_json", TOOLS, choice)
-    g, ok = _walk(grammar, llama_tokenizer, T.section_text([("get_weather", '{"city": "Rom", "note": "a } b"}'), ("now", "{}")]))
+    g, ok = walk(grammar, llama_tokenizer, T.section_text([("get_weather", '{"city": "Rom", "note": "a } b"}'), ("now", "{}")]))
     assert ok and g.accept_token(grammar.stop_ids[0]) and g.is_terminated()
     # python_tag is a control token: never generated under the grammar
     g = ReasonerGrammar(grammar, thinking=False)
@@ -119,28 +102,24 @@ def test_the_grammar_takes_calls_joined_by_the_separator_then_the_end(llama_toke
 
 def test_under_auto_the_first_character_decides(llama_tokenizer):
     grammar = compile_tool_grammar(llama_tokenizer, "llama3_json", TOOLS, "auto")
-    g, ok = _walk(grammar, llama_tokenizer, 'It is sunny {"name": "now"} and warm.')
+    g, ok = walk(grammar, llama_tokenizer, 'It is sunny {"name": "now"} and warm.')
     assert ok and not g.accept_token(llama_tokenizer.convert_tokens_to_ids(PYTHON_TAG))
-    g, ok = _walk(grammar, llama_tokenizer, 'It is sunny {"name": "now"} and warm.')
+    g, ok = walk(grammar, llama_tokenizer, 'It is sunny {"name": "now"} and warm.')
     assert ok and g.accept_token(grammar.stop_ids[0])
-    g, ok = _walk(grammar, llama_tokenizer, '{"name": "launch"')  # a brace first: a call, of a known tool
+    g, ok = walk(grammar, llama_tokenizer, '{"name": "launch"')  # a brace first: a call, of a known tool
     assert not ok
-    g, ok = _walk(grammar, llama_tokenizer, "")
+    g, ok = walk(grammar, llama_tokenizer, "")
     assert g.accept_token(grammar.stop_ids[0])  # an empty answer
 
 
 def test_required_refuses_text_and_single_call_refuses_a_second(llama_tokenizer):
     grammar = compile_tool_grammar(llama_tokenizer, "llama3_json", TOOLS, "required")
-    assert not _walk(grammar, llama_tokenizer, "Sure")[1]
+    assert not walk(grammar, llama_tokenizer, "Sure")[1]
     single = compile_tool_grammar(llama_tokenizer, "llama3_json", TOOLS, "required", parallel_tool_calls=False)
-    g, ok = _walk(single, llama_tokenizer, T.call_text("now", "{}"))
+    g, ok = walk(single, llama_tokenizer, T.call_text("now", "{}"))
     assert ok and not g.accept_tokens(llama_tokenizer.encode("; ", add_special_tokens=False))
 
 
-def _allowed(g, token_id, vocab_size):
-    bitmask = xgr.allocate_token_bitmask(1, vocab_size)
-    g.fill_bitmask(bitmask, 0)
-    return bool((int(bitmask[0, token_id >> 5]) >> (token_id & 31)) & 1)
 
 
 @pytest.mark.parametrize("before", ["", T.call_text("now", "{}") + "; "])
@@ -148,12 +127,12 @@ def test_the_guard_bounds_strings_in_calls_that_have_no_markers(llama_tokenizer,
     # maxLength 3 is the guard's (xgrammar gets plain strings): it finds a call by its "{", the
     # first one at the answer's start and the next after the separator
     grammar = compile_tool_grammar(llama_tokenizer, "llama3_json", TOOLS, "required")
-    g, ok = _walk(grammar, llama_tokenizer, before + '{"name": "get_weather", "parameters": {"city": "Ro')
+    g, ok = walk(grammar, llama_tokenizer, before + '{"name": "get_weather", "parameters": {"city": "Ro')
     size = grammar.vocab.size
     [m], [quote] = llama_tokenizer.encode("m", add_special_tokens=False), llama_tokenizer.encode('"', add_special_tokens=False)
-    assert ok and _allowed(g, m, size) and _allowed(g, quote, size)
+    assert ok and allowed(g, m, size) and allowed(g, quote, size)
     assert g.accept_token(m)
-    assert not _allowed(g, m, size) and _allowed(g, quote, size)
+    assert not allowed(g, m, size) and allowed(g, quote, size)
 
 
 def test_random_sampling_gives_valid_calls_several_of_them_in_turn(llama_tokenizer):
@@ -169,17 +148,11 @@ def test_random_sampling_gives_valid_calls_several_of_them_in_turn(llama_tokeniz
 
 
 def test_inspect_shows_a_call_object_the_grammar_accepts(tmp_path, capsys, llama_tokenizer):
-    from thinkgate.cli import main
-
-    path = tmp_path / "tools.json"
-    path.write_text(json.dumps(TOOLS))
-    assert main(["inspect", "--format", "llama3", "--tools", str(path)]) == 0
-    out = capsys.readouterr().out
+    out, shown = inspect_example(tmp_path, capsys, "llama3", TOOLS)
     assert "# the grammar accepts it, token by token: yes" in out  # (the DeepSeek vocabulary, by default)
-    shown = out.split("# an example of a valid output (after the reasoning)\n")[1].split("\n")[0]
     call = json.loads(shown.split("; ")[0])
     assert call["name"] == "get_weather"
     jsonschema.validate(call["parameters"], TOOLS[0]["function"]["parameters"])
     grammar = compile_tool_grammar(llama_tokenizer, "llama3_json", TOOLS, "required")
-    g, ok = _walk(grammar, llama_tokenizer, shown)
+    g, ok = walk(grammar, llama_tokenizer, shown)
     assert ok and g.accept_token(grammar.stop_ids[0])

@@ -4,25 +4,13 @@ JSON object closes."""
 import pytest
 
 from helpers import every_split_agrees
+from schemas import weather_and_now
 from thinkgate.constraint import ReasonerGrammar, compile_tool_grammar
 from thinkgate.formats import MISTRAL
 
 T = MISTRAL.tools
 WEATHER = '{"city": "Paris", "note": "[TOOL_CALLS] and } in a string"}'
-TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": "get_weather",
-            "parameters": {
-                "type": "object",
-                "properties": {"city": {"type": "string", "maxLength": 12}, "note": {"type": "string"}},
-                "required": ["city"],
-            },
-        },
-    },
-    {"type": "function", "function": {"name": "now", "parameters": {"type": "object", "properties": {}}}},
-]
+TOOLS = weather_and_now(12)
 
 
 def test_calls_end_with_their_json_and_text_after_them_is_content():

@@ -6,30 +6,17 @@ import zlib
 
 import jsonschema
 import pytest
-import xgrammar as xgr
 
-from helpers import every_split_agrees
+from helpers import allowed, every_split_agrees, inspect_example, walk
+from schemas import weather_and_now
 from test_constraint_sampling import check, sample_batch
 from thinkgate import StreamParser, parse
-from thinkgate.constraint import ReasonerGrammar, compile_tool_grammar
+from thinkgate.constraint import compile_tool_grammar
 from thinkgate.formats import MISTRAL_JSON, get_format
 
 T = MISTRAL_JSON.tools
 WEATHER = '{"city": "Paris", "note": "[TOOL_CALLS] and ] or }, { in a string"}'
-TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": "get_weather",
-            "parameters": {
-                "type": "object",
-                "properties": {"city": {"type": "string", "maxLength": 3}, "note": {"type": "string"}},
-                "required": ["city"],
-            },
-        },
-    },
-    {"type": "function", "function": {"name": "now", "parameters": {"type": "object", "properties": {}}}},
-]
+TOOLS = weather_and_now(3)
 
 
 def test_the_names_serving_engines_use():
@@ -107,9 +94,6 @@ def test_a_call_cut_off_is_not_complete_and_the_one_before_it_stands():
     assert m.invalid_tool_calls[0].cut_off
 
 
-def _walk(grammar, tokenizer, text):
-    g = ReasonerGrammar(grammar, thinking=False)
-    return g, g.accept_tokens(tokenizer.encode(text, add_special_tokens=False))
 
 
 @pytest.mark.parametrize("choice", ["required", "auto"])
@@ -118,31 +102,27 @@ def test_the_grammar_takes_the_array_then_the_end(mistral_json_tokenizer, choice
     grammar = compile_tool_grammar(tok, "mistral_json", TOOLS, choice)
     text = T.section_text([("get_weather", '{"city": "Rom", "note": "a ] b"}'), ("now", "{}")])
     for spelled in (text, text.replace("[{", " [{", 1)):  # the tokenizer's space before "[" or none
-        g, ok = _walk(grammar, tok, spelled)
+        g, ok = walk(grammar, tok, spelled)
         assert ok and g.accept_token(grammar.stop_ids[0]) and g.is_terminated()
     # after the array only the end: a second array is refused
-    g, ok = _walk(grammar, tok, T.section_text([("now", "{}")]))
+    g, ok = walk(grammar, tok, T.section_text([("now", "{}")]))
     assert ok and not g.accept_token(tok.convert_tokens_to_ids(T.section_begin))
     # the marker must open the array
-    assert not _walk(grammar, tok, T.section_begin + '{"name": "now", "arguments": {}}')[1]
+    assert not walk(grammar, tok, T.section_begin + '{"name": "now", "arguments": {}}')[1]
 
 
 def test_auto_allows_text_first_and_single_call_refuses_a_second(mistral_json_tokenizer):
     tok = mistral_json_tokenizer
     grammar = compile_tool_grammar(tok, "mistral_json", TOOLS, "auto")
-    g, ok = _walk(grammar, tok, "Let me check. " + T.section_text([("now", "{}")]))
+    g, ok = walk(grammar, tok, "Let me check. " + T.section_text([("now", "{}")]))
     assert ok and g.accept_token(grammar.stop_ids[0])
     single = compile_tool_grammar(tok, "mistral_json", TOOLS, "required", parallel_tool_calls=False)
     one = T.section_begin + T.array[0] + T.call_object("now", "{}")
-    assert not _walk(single, tok, one + ", ")[1]
-    g, ok = _walk(single, tok, one + T.array[1])
+    assert not walk(single, tok, one + ", ")[1]
+    g, ok = walk(single, tok, one + T.array[1])
     assert ok and g.accept_token(single.stop_ids[0])
 
 
-def _allowed(g, token_id, vocab_size):
-    bitmask = xgr.allocate_token_bitmask(1, vocab_size)
-    g.fill_bitmask(bitmask, 0)
-    return bool((int(bitmask[0, token_id >> 5]) >> (token_id & 31)) & 1)
 
 
 @pytest.mark.parametrize("before", ["", T.call_object("now", "{}") + ", "])
@@ -150,12 +130,12 @@ def test_the_guard_bounds_strings_of_every_item(mistral_json_tokenizer, before):
     # maxLength 3 is the guard's: after the section marker it finds each item by its "{"
     tok = mistral_json_tokenizer
     grammar = compile_tool_grammar(tok, "mistral_json", TOOLS, "auto")
-    g, ok = _walk(grammar, tok, "Hi " + T.section_begin + T.array[0] + before + '{"name": "get_weather", "arguments": {"city": "Ro')
+    g, ok = walk(grammar, tok, "Hi " + T.section_begin + T.array[0] + before + '{"name": "get_weather", "arguments": {"city": "Ro')
     size = grammar.vocab.size
     [m], [quote] = tok.encode("m", add_special_tokens=False), tok.encode('"', add_special_tokens=False)
-    assert ok and _allowed(g, m, size) and _allowed(g, quote, size)
+    assert ok and allowed(g, m, size) and allowed(g, quote, size)
     assert g.accept_token(m)
-    assert not _allowed(g, m, size) and _allowed(g, quote, size)
+    assert not allowed(g, m, size) and allowed(g, quote, size)
 
 
 def test_random_sampling_gives_valid_arrays_of_several_calls(mistral_json_tokenizer):
@@ -168,17 +148,11 @@ def test_random_sampling_gives_valid_arrays_of_several_calls(mistral_json_tokeni
 
 
 def test_inspect_shows_an_array_the_grammar_accepts(tmp_path, capsys, mistral_json_tokenizer):
-    from thinkgate.cli import main
-
-    path = tmp_path / "tools.json"
-    path.write_text(json.dumps(TOOLS))
-    assert main(["inspect", "--format", "mistral_json", "--tools", str(path)]) == 0
-    out = capsys.readouterr().out
-    shown = out.split("# an example of a valid output (after the reasoning)\n")[1].split("\n")[0]
+    _, shown = inspect_example(tmp_path, capsys, "mistral_json", TOOLS)
     assert shown.startswith(T.section_begin + T.array[0])
     calls = json.loads(shown[len(T.section_begin) :])
     assert calls[0]["name"] == "get_weather"
     jsonschema.validate(calls[0]["arguments"], TOOLS[0]["function"]["parameters"])
     grammar = compile_tool_grammar(mistral_json_tokenizer, "mistral_json", TOOLS, "required")
-    g, ok = _walk(grammar, mistral_json_tokenizer, shown)
+    g, ok = walk(grammar, mistral_json_tokenizer, shown)
     assert ok and g.accept_token(grammar.stop_ids[0])

@@ -5,9 +5,9 @@ import logging
 
 import pytest
 
-from helpers import cuts, every_split_agrees, normalise, seq_ids, stream_deltas, stream_events
+from helpers import every_split_agrees, seq_ids, stream_deltas, stream_events
 from thinkgate import parse
-from thinkgate.formats import DEEPSEEK_R1, DEEPSEEK_V3, DEEPSEEK_V3_1
+from thinkgate.formats import DEEPSEEK_R1, DEEPSEEK_V3_1
 from thinkgate.parsing import ToolCallInvalid, accumulate
 
 R1 = DEEPSEEK_R1

@@ -7,7 +7,7 @@ import xgrammar as xgr
 
 from schemas import GET_WEATHER, REALISTIC
 from thinkgate.constraint import BatchMasker, Phase, ReasonerGrammar, apply_bitmask, compile_tool_grammar
-from thinkgate.formats import DEEPSEEK_R1, DEEPSEEK_V3_1
+from thinkgate.formats import DEEPSEEK_R1
 
 V = 129280
 R1 = DEEPSEEK_R1
@@ -117,7 +117,6 @@ def test_rollback_restores_phase_matcher_and_guard(tokenizer):
     thought = _ids(tokenizer, "thinking hard")
     call = _ids(tokenizer, "\n" + t.section_begin + t.call_begin + "function" + t.sep + 'book_flight\n```json\n{"origin": "ZR')
     rg = ReasonerGrammar(g, thinking=True, thinking_budget=50)
-    ref = ReasonerGrammar(g, thinking=True, thinking_budget=50)
     seq = thought + [close] + call
     # after every prefix, rolling back to any earlier point gives the same state as a fresh run
     for cut in range(len(seq) + 1):
