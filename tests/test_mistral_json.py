@@ -7,7 +7,7 @@ import zlib
 import jsonschema
 import pytest
 
-from helpers import allowed, every_split_agrees, inspect_example, walk
+from helpers import allowed, detokenize_stream, every_split_agrees, group, inspect_example, normalise, seq_ids, stream_events, walk
 from schemas import weather_and_now
 from test_constraint_sampling import check, sample_batch
 from thinkgate import StreamParser, parse
@@ -85,6 +85,32 @@ def test_what_is_not_an_array_of_calls_is_text(text, content):
     m = every_split_agrees(text, format="mistral_json")
     assert m.content == content
     assert len(m.tool_calls) == (1 if '"arguments"' in text else 0)
+
+
+def test_token_id_deltas_on_the_real_tokenizer_give_the_text_result(mistral_json_tokenizer):
+    tok = mistral_json_tokenizer
+    args = [json.dumps({"city": "São Paulo", "units": {"temp": "°C", "n": [1, 2.5, None]}}, ensure_ascii=False), '{"note": "中文 😀 ], {"}', "{}"]
+    text = "Sure, calling tools.\n" + T.section_text([("get_weather", args[0]), ("run", args[1]), ("now", args[2])]) + "</s>"
+    ids = tok.encode(text, add_special_tokens=False)
+    per_token = detokenize_stream(tok, ids)
+    assert "".join(t for t, _ in per_token) == text
+    expected = parse(text, format="mistral_json", call_id=seq_ids)
+    assert [c.arguments for c in expected.tool_calls] == args and expected.content == "Sure, calling tools."
+    ref = None
+    for deltas in (per_token, group(per_token, 4), group(per_token, 7), [(text, ids)]):
+        events, parser = stream_events(deltas, format="mistral_json", tokenizer=tok)
+        assert parser.message == expected
+        ref = ref or normalise(events)
+        assert normalise(events) == ref
+
+
+def test_with_token_ids_the_marker_spelled_in_ordinary_tokens_is_text(mistral_json_tokenizer):
+    tok = mistral_json_tokenizer
+    spelled = tok.encode("[", add_special_tokens=False) + tok.encode("TOOL_CALLS]", add_special_tokens=False)
+    assert tok.convert_tokens_to_ids(T.section_begin) not in spelled
+    ids = tok.encode("Write ", add_special_tokens=False) + spelled + tok.encode('[{"name": "now", "arguments": {}}]', add_special_tokens=False)
+    _, parser = stream_events(detokenize_stream(tok, ids), format="mistral_json", tokenizer=tok)
+    assert parser.message.tool_calls == [] and parser.message.content == 'Write [TOOL_CALLS][{"name": "now", "arguments": {}}]'
 
 
 def test_a_call_cut_off_is_not_complete_and_the_one_before_it_stands():
