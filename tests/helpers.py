@@ -139,3 +139,12 @@ def inspect_example(tmp_path, capsys, format_name, tools):
     assert main(["inspect", "--format", format_name, "--tools", str(path)]) == 0
     out = capsys.readouterr().out
     return out, out.split("# an example of a valid output (after the reasoning)\n")[1].split("\n")[0]
+
+
+def assert_guard_stops_one_past(g, tokenizer, vocab_size):
+    """``g`` stands two characters into a string of at most three: one more letter is allowed,
+    then only the closing quote."""
+    [m], [quote] = tokenizer.encode("m", add_special_tokens=False), tokenizer.encode('"', add_special_tokens=False)
+    assert allowed(g, m, vocab_size) and allowed(g, quote, vocab_size)
+    assert g.accept_token(m)
+    assert not allowed(g, m, vocab_size) and allowed(g, quote, vocab_size)

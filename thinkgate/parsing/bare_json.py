@@ -17,7 +17,6 @@ from __future__ import annotations
 import re
 
 from ..formats import ChatFormat, Thinking
-from .json_wrapper import JsonWrapperScanner
 from .markers import Credits, MarkerSet
 from .tagged_json import Stage, TaggedJsonMachine
 
@@ -76,8 +75,7 @@ class BareJsonMachine(TaggedJsonMachine):
         c = buf[j]
         if c == "{":
             self._reset_call()
-            self._scanner = JsonWrapperScanner(self.fmt.tools.name_key, self.fmt.tools.arguments_key)
-            self.stage = Stage.ARGUMENTS
+            self._read_call_object()
             return j
         if self._separator and self._calls_read and buf.startswith(self._separator, j):
             return j + len(self._separator)

@@ -19,7 +19,6 @@ import re
 from typing import Any
 
 from ..formats import ChatFormat, Thinking
-from .json_wrapper import JsonWrapperScanner
 from .markers import Credits
 from .tagged_json import Stage, TaggedJsonMachine
 
@@ -50,10 +49,9 @@ class JsonArrayMachine(TaggedJsonMachine):
             return n
         p, m = self._in_section.find(buf, j, credits)
         if m is not None and p == j:
-            if m == self._section_begin and self._at == OPEN:  # the marker written twice
-                self._take(credits, m)
-                return j + len(m)
-            return self._leave(j)  # a marker ends the array; the stage after it reads the marker
+            # A marker ends the array; the stage after it reads the marker (the section marker
+            # written twice opens the array again).
+            return self._leave(j)
         if m is None and not self._final and self._in_section.hold_from(buf, j, credits) == j:
             self._carry = buf[j:]
             return n
@@ -64,8 +62,7 @@ class JsonArrayMachine(TaggedJsonMachine):
                 return j + len(self._array_open)
         elif buf[j] == "{" and at != AFTER_ITEM:
             self._reset_call()
-            self._scanner = JsonWrapperScanner(self.fmt.tools.name_key, self.fmt.tools.arguments_key)
-            self.stage = Stage.ARGUMENTS
+            self._read_call_object()
             return j
         elif buf.startswith(self._array_close, j) and at != AFTER_COMMA:
             self._leave(j)

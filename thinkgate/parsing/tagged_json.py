@@ -303,8 +303,7 @@ class TaggedJsonMachine(CallMachine):
         if self._piece < len(pieces):
             return n
         if self._json_object:  # the name is inside the call object: read with the arguments
-            self._scanner = JsonWrapperScanner(self.fmt.tools.name_key, self.fmt.tools.arguments_key)
-            self.stage = Stage.ARGUMENTS
+            self._read_call_object()
             return pos
         name = "".join(self._name)
         if not name:
@@ -315,6 +314,11 @@ class TaggedJsonMachine(CallMachine):
         self._scanner = self._arguments_scanner(name)
         self.stage = Stage.ARGUMENTS
         return pos
+
+    def _read_call_object(self) -> None:
+        """A call object begins here: its name and arguments are read together."""
+        self._scanner = JsonWrapperScanner(self.fmt.tools.name_key, self.fmt.tools.arguments_key)
+        self.stage = Stage.ARGUMENTS
 
     def _arguments_scanner(self, name: str):
         """What reads a call's arguments after its header names the tool."""
