@@ -90,3 +90,14 @@ def test_markers_are_single_special_tokens_of_the_real_tokenizer(tokenizer):
     for fmt in (DEEPSEEK_R1, DEEPSEEK_V3_1):
         for marker in fmt.markers:
             assert len(tokenizer.encode(marker, add_special_tokens=False)) == 1, marker
+
+
+def test_a_json_array_layout_without_its_brackets_is_refused_by_name():
+    import dataclasses
+
+    from thinkgate.formats import MISTRAL_JSON
+
+    with pytest.raises(ValueError, match=r"json_array layout needs the text that opens and closes its array"):
+        dataclasses.replace(MISTRAL_JSON.tools, array=("[", ""))
+    with pytest.raises(ValueError, match="id_length"):
+        dataclasses.replace(MISTRAL_JSON.tools, id_length=-1)

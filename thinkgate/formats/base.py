@@ -200,6 +200,12 @@ class ToolCallFormat:
     # ``call_`` and 24 hex digits); Mistral's templates refuse an id of any other shape.
     id_length: int = 0
 
+    def __post_init__(self) -> None:
+        if self.layout == "json_array" and not all(self.array):
+            raise ValueError(f"a json_array layout needs the text that opens and closes its array (array=), got {self.array!r}")
+        if self.id_length < 0:
+            raise ValueError(f"id_length must be 0 (thinkgate's own ids) or a positive length, not {self.id_length}")
+
     @property
     def call_object_layout(self) -> bool:
         """Whether a call is one JSON object holding both the name and the arguments."""
