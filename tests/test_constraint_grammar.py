@@ -138,7 +138,7 @@ def test_allowed_tools(tokenizer):
         ([GET_WEATHER], {"type": "function", "function": {"name": "nope"}}, "'nope', which is not among the tools"),
         ([], "required", "needs at least one tool"),
         ([GET_WEATHER], "sometimes", "unknown tool_choice 'sometimes'"),
-        ([{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {"a": {"type": "strin"}}}}}], "auto", "tool 'f': invalid JSON schema at properties/a/type"),
+        ([{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {"a": {"type": "strin"}}}}}], "auto", "tool 'f': invalid JSON schema at #/properties/a/type"),
         ([{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {"a": {"not": {"type": "string"}}}}}}], "auto", "keyword 'not' at #/properties/a"),
         ([{"type": "function", "function": {"name": "bad name"}}], "auto", "invalid name 'bad name'"),
         ([GET_WEATHER, GET_WEATHER], "auto", "given twice"),

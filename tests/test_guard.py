@@ -158,3 +158,26 @@ def test_a_surrogate_escape_is_refused_as_soon_as_it_cannot_end_well():
     c.read(b'{"s": "\\u')
     assert c.copy().read(b"dc", check=True) < 0  # a lone low half can never end well
     assert c.copy().read(b"d8", check=True) > 0
+
+
+def test_bounds_past_the_longest_token_mask_like_any_other(tokenizer):
+    """maxLength 129 and more (200, 256, 500 are common): the guard indexed a table of 129
+    entries with a room of 129 and raised IndexError as the string began, which took vLLM's
+    engine down. Every bound works; walks keep within it."""
+    from schema_fuzz import Walker
+
+    from thinkgate.constraint.vocabulary import vocabulary_for
+
+    walker = Walker(tokenizer, vocabulary_for(tokenizer))
+    for lo, hi in ((129, 129), (130, 200), (0, 256), (300, 10**6)):
+        tool = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {"s": {"type": "string", "minLength": lo, "maxLength": hi}}, "required": ["s"]}}}]
+        g = compile_tool_grammar(tokenizer, "deepseek_v3_1", tool, "required")
+        done = 0
+        for seed in range(4):
+            ids, rg = walker.walk(g, np.random.default_rng(seed), max_tokens=1200)
+            assert rg.error is None
+            if rg.is_terminated():
+                s = json.loads(walker.arguments("deepseek_v3_1", ids, tool).tool_calls[0].arguments)["s"]
+                assert lo <= len(s) <= hi
+                done += 1
+        assert done

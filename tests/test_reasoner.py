@@ -179,3 +179,27 @@ def test_cpu_apply_matches_xgrammar_kernel(allowed_share):
         apply_bitmask(ours, bitmask.expand(2, -1).contiguous(), [1], V)
         xgr.apply_token_bitmask_inplace(ref, bitmask.expand(2, -1).contiguous(), indices=[1])
         assert torch.equal(ours, ref)
+
+
+def test_a_fault_inside_one_request_ends_that_request_alone(tokenizer, monkeypatch):
+    """Whatever raises inside a request's matcher or guard (a bug, a bad token id) puts that
+    request in ERROR — only end-of-sequence from then on — and the batch goes on."""
+    from thinkgate.constraint.reasoner import FailedRequest
+
+    g = compile_tool_grammar(tokenizer, "deepseek_v3_1", [GET_WEATHER], "required")
+    broken, healthy = ReasonerGrammar(g, thinking=False), ReasonerGrammar(g, thinking=False)
+
+    def explode(*a, **k):
+        raise IndexError("a fault")
+
+    monkeypatch.setattr(broken._matcher, "fill_next_token_bitmask", explode)
+    failed = FailedRequest(g.stop_ids, "the grammar did not compile")
+    logits = torch.zeros(3, V)
+    BatchMasker(V, 3)([broken, healthy, failed], logits)
+    assert broken.phase == Phase.ERROR and "IndexError: a fault" in broken.error
+    for row in (0, 2):
+        assert torch.isfinite(logits[row]).nonzero().flatten().tolist() == list(g.stop_ids)
+    assert torch.isfinite(logits[1]).sum() > 1  # the healthy row has its own mask
+    monkeypatch.setattr(healthy._matcher, "accept_token", explode)
+    assert healthy.accept_token(5) is False and healthy.phase == Phase.ERROR and "IndexError" in healthy.error
+    assert failed.accept_token(g.stop_ids[0]) and not failed.accept_token(5)

@@ -110,8 +110,9 @@ def test_format_patterns_admit_only_valid_values(compiler, fmt):
         ({"type": "object", "properties": {"a": {"type": "string", "pattern": "^(a$"}}}, "is not a 'regex'"),
         ({"type": "object", "properties": {"a": {"type": "string", "format": "date", "pattern": "^2"}}}, "together with a pattern"),
         ({"type": "object", "additionalProperties": False, "required": ["x"]}, "'required' names 'x'"),
-        ({"type": "object", "properties": {"a": {"allOf": [{"type": "string"}, {"type": "integer"}]}}}, "no value has both"),
-        ({"type": "object", "properties": {"a": {"type": "string", "minLength": 5, "maxLength": 2}}}, "conflict"),
+        ({"type": "object", "properties": {"a": {"allOf": [{"type": "string"}, {"type": "integer"}]}}, "required": ["a"]}, "no value has both"),
+        ({"type": "object", "properties": {"a": {"type": "string", "minLength": 5, "maxLength": 2}}, "required": ["a"]}, "'minLength' 5 is greater than 'maxLength' 2 at #/properties/a"),
+        ({"type": "object", "properties": {"a": {"anyOf": [{"type": "string", "minLength": 5}, {"type": "string", "maxLength": 2}]}}}, "bounds that apply together at #/properties/a conflict"),
     ],
 )
 def test_what_cannot_be_enforced_is_refused_by_name(schema, message):
@@ -205,10 +206,10 @@ def test_bad_parameters_and_options():
     with pytest.raises(ValueError, match="must be a JSON schema object"):
         prepare([1], "t")
     assert prepare(None, "t").xgrammar_schema == {"type": "object", "properties": {}}
-    with pytest.raises(ValueError, match="no value can satisfy"):
-        prepare({"type": "object", "properties": {"a": {"allOf": [{"type": "string"}, False]}}}, "t")
+    with pytest.raises(ValueError, match="no arguments can satisfy the schema: the schema false at #/properties/a/allOf/1"):
+        prepare({"type": "object", "properties": {"a": {"allOf": [{"type": "string"}, False]}}, "required": ["a"]}, "t")
     with pytest.raises(ValueError, match="enum/const that no value"):
-        prepare({"type": "object", "properties": {"a": {"type": "string", "enum": [1, 2]}}}, "t")
+        prepare({"type": "object", "properties": {"a": {"type": "string", "enum": [1, 2]}}, "required": ["a"]}, "t")
     # a format on a non-string constrains nothing and goes; an unknown format is refused
     assert "pattern" not in json.dumps(prepare({"type": "object", "properties": {"a": {"type": "integer", "format": "date"}}}, "t").xgrammar_schema)
     out = prepare({"type": "object", "properties": {"a": {"type": "string", "format": "hostname"}}}, "t", unsupported="relax").xgrammar_schema
@@ -223,3 +224,143 @@ def test_example_values_validate():
     extra = {"type": "object", "properties": {"a": {"type": "array", "items": {"type": "number", "minimum": 2.5}, "minItems": 2}, "b": {"anyOf": [{"type": "null"}, {"type": "string"}]}, "c": {"type": "string", "pattern": "^[^@]+@[^@]+$"}, "d": {"type": "string", "minLength": 10, "maxLength": 12}, "e": {"$ref": "#/$defs/x"}, "f": {"type": ["null", "boolean"]}}, "required": ["a", "b", "c", "d", "e", "f"], "$defs": {"x": {"const": 3}}}
     for schema in [t["function"]["parameters"] for t in REALISTIC] + [extra]:
         jsonschema.validate(example_value(schema), schema, format_checker=CHECKER)
+
+
+def _required(schema):
+    return {"type": "object", "properties": {"a": schema}, "required": ["a"]}
+
+
+@pytest.mark.parametrize(
+    "schema, message",
+    [
+        ({"type": "integer", "minimum": 5, "maximum": 3}, "no integer lies between 'minimum' 5 and 'maximum' 3 at #/properties/a"),
+        ({"type": "integer", "minimum": 1.5, "maximum": 1.7}, "no integer lies between 'minimum' 1.5 and 'maximum' 1.7 at #/properties/a"),
+        ({"type": "integer", "exclusiveMinimum": 5, "exclusiveMaximum": 6}, "no integer lies between 'exclusiveMinimum' 5 and 'exclusiveMaximum' 6"),
+        ({"type": "number", "exclusiveMinimum": 5, "maximum": 5}, "no number lies between 'exclusiveMinimum' 5 and 'maximum' 5"),
+        ({"type": "array", "minItems": 5, "maxItems": 3}, "'minItems' 5 is greater than 'maxItems' 3 at #/properties/a"),
+        ({"type": "array", "items": False, "minItems": 1}, "'minItems' 1 asks for more items than the 0"),
+        ({"type": "object", "minProperties": 5, "maxProperties": 3}, "'minProperties' 5 is greater than 'maxProperties' 3 at #/properties/a"),
+        ({"type": "object", "properties": {"x": {}}, "additionalProperties": False, "minProperties": 2}, "'minProperties' 2 asks for more properties than the 1"),
+        ({"type": "object", "required": ["x", "y"], "maxProperties": 1}, "2 'required' properties are more than 'maxProperties' 1"),
+        ({"type": "string", "pattern": "^[0-9]{4}$", "maxLength": 3}, "matches nothing as short as 'maxLength' 3"),
+        ({"type": "boolean", "enum": ["True", "False"]}, "an enum/const that no value of its siblings' constraints can take"),
+        ({"enum": []}, "an enum/const that no value"),
+        ({"anyOf": [{"type": "integer", "minimum": 3, "maximum": 1}, False]}, "no branch that some value satisfies"),
+        ({"$ref": "#/$defs/never"}, "$ref '#/$defs/never' to a schema that no value can satisfy"),
+        ({"type": "integer", "minimum": 10**19}, "integer bounds past ±10^18"),
+        ({"type": "string", "format": "email", "maxLength": 64}, "'format' 'email' together with 'maxLength'"),
+    ],
+)
+def test_bounds_no_value_satisfies_are_refused_by_name(schema, message):
+    """An impossible required place is a ValueError naming the keyword and the place, found
+    before xgrammar (whose compile would fail inside an engine step)."""
+    parameters = _required(schema)
+    if "$ref" in schema:
+        parameters["$defs"] = {"never": {"type": "string", "minLength": 3, "maxLength": 1}}
+    with pytest.raises(ValueError, match=re.escape(message)):
+        prepare(parameters, "tool 't'")
+
+
+def test_impossible_optional_places_are_never_written(compiler, caplog):
+    # the Berkeley Function Calling Leaderboard's boolean "enum": ["True", "False", "dontcare"]
+    schema = {"type": "object", "properties": {"flag": {"type": "boolean", "enum": ["True", "False", "dontcare"]}, "n": {"type": "integer", "minimum": 3, "maximum": 1}, "ok": {"type": "integer"}}, "required": ["ok"]}
+    out = prepare(schema, "tool 't'").xgrammar_schema
+    assert set(out["properties"]) == {"ok"} and "never written" in caplog.text
+    assert agrees(compiler, schema, [{"ok": 1}, {"ok": 1, "flag": True}, {"ok": 1, "n": 2}]) == [{"ok": 1}]
+    # an impossible item type leaves only the empty array; an impossible anyOf branch goes
+    arr = {"type": "object", "properties": {"a": {"type": "array", "items": {"type": "string", "minLength": 2, "maxLength": 1}}, "b": {"anyOf": [{"type": "integer"}, {"type": "string", "enum": [1]}]}}, "required": ["a", "b"]}
+    assert agrees(compiler, arr, [{"a": [], "b": 1}, {"a": ["x"], "b": 1}, {"a": [], "b": "x"}]) == [{"a": [], "b": 1}]
+    # unless something else would still let the key be written
+    with pytest.raises(ValueError, match="additionalProperties or patternProperties would let it be written"):
+        prepare({"type": "object", "properties": {"n": {"type": "integer", "minimum": 3, "maximum": 1}}, "additionalProperties": True}, "tool 't'")
+
+
+@pytest.mark.parametrize("parameters", [None, {}, {"properties": {}}, {"type": "object"}])
+def test_no_arguments_mean_an_object(compiler, parameters):
+    """"parameters": {} (the usual "no arguments") was any JSON value to xgrammar: a model wrote a
+    bare number where the arguments object belongs."""
+    out = prepare(parameters, "tool 't'").xgrammar_schema
+    assert out["type"] == "object"
+    assert accepts(compiler, out, "{}") and not accepts(compiler, out, "55058304")
+
+
+def test_keywords_without_a_type_constrain_their_type(compiler):
+    """xgrammar ignores maxItems, pattern or minimum on a schema without "type" (it accepted 3 for
+    {"minimum": 5}); thinkgate reads the type from the keywords (narrower, never wider)."""
+    schema = {"type": "object", "properties": {"l": {"maxItems": 1}, "s": {"pattern": "^a+$"}, "n": {"minimum": 5}}, "required": ["l", "s", "n"]}
+    out = prepare(schema, "tool 't'").xgrammar_schema["properties"]
+    assert (out["l"]["type"], out["s"]["type"], out["n"]["type"]) == ("array", "string", "number")
+    assert agrees(compiler, schema, [{"l": [1], "s": "aa", "n": 7}, {"l": [1, 2], "s": "aa", "n": 7}, {"l": [], "s": "b", "n": 7}, {"l": [], "s": "a", "n": 3}]) == [{"l": [1], "s": "aa", "n": 7}]
+
+
+def test_a_type_whose_bounds_hold_nothing_is_taken_out(compiler):
+    schema = _required({"type": ["integer", "string"], "minimum": 5, "maximum": 3, "maxLength": 2})
+    assert prepare(schema, "tool 't'").xgrammar_schema["properties"]["a"] == {"type": "string"}
+
+
+def test_bounds_of_any_size_compile(compiler):
+    schema = {"type": "object", "properties": {"s": {"type": "string", "minLength": 500000, "maxLength": 10**6}, "l": {"type": "array", "items": {"type": "integer"}, "minItems": 10**4, "maxItems": 10**4}, "big": {"type": "integer", "minimum": -(10**30), "maximum": 10**30}, "m": {"type": "object", "minProperties": 1000}}}
+    out = prepare(schema, "tool 't'")
+    assert out.nodes.child("s", 0).max_len == 10**6
+    assert out.xgrammar_schema["properties"]["big"] == {"type": "integer", "minimum": -(10**18), "maximum": 10**18}
+    assert out.xgrammar_schema["properties"]["m"]["additionalProperties"] is True  # JSON Schema's default
+    compiler.compile_json_schema(out.xgrammar_schema)
+
+
+def test_nesting_compiles_to_the_limit_and_is_refused_by_name_past_it():
+    from schema_fuzz import nested
+
+    prepare({"type": "object", "properties": {"d": nested(63)}}, "tool 't'")
+    with pytest.raises(ValueError, match=r"tool 't': the schema nests more than 128 levels deep \(at #/properties/d/properties/x"):
+        prepare({"type": "object", "properties": {"d": nested(64)}}, "tool 't'")
+    with pytest.raises(ValueError, match="nests more than 128 levels"):
+        prepare({"type": "object", "properties": {"d": nested(5000)}}, "tool 't'")
+
+
+def test_a_pattern_with_lengths_is_one_pattern(compiler):
+    """A pattern and length bounds are enforced as one (xgrammar the pattern, the guard the
+    lengths could leave a string the pattern began that no string within the lengths ends)."""
+    out = prepare(_required({"type": "string", "pattern": "^[a-z]+$", "minLength": 2, "maxLength": 4}), "tool 't'")
+    assert out.xgrammar_schema["properties"]["a"] == {"type": "string", "pattern": "^[a-z]{2,4}$"}
+    assert prepare(_required({"type": "string", "pattern": "^[A-Z]{3}$", "maxLength": 9}), "t").bounded_schema["properties"]["a"] == {"type": "string", "pattern": "^[A-Z]{3}$"}
+    with pytest.raises(ValueError, match=re.escape("'pattern' '^(ab|cd)*$' together with 'maxLength'")):
+        prepare(_required({"type": "string", "pattern": "^(ab|cd)*$", "maxLength": 1}), "t")
+
+
+def test_pattern_properties_mean_what_json_schema_means(compiler):
+    schema = {"type": "object", "patternProperties": {"^x": {"type": "integer"}}, "properties": {"xa": {"minimum": 3}}, "required": ["xa"]}
+    out = prepare(schema, "tool 't'").xgrammar_schema
+    assert out["properties"]["xa"] == {"minimum": 3, "type": "integer"}  # the pattern's schema applies too
+    assert agrees(compiler, schema, [{"xa": 4, "xyz": 1}, {"xa": 2}, {"xa": 4, "xb": "s"}, {"xa": 4, "y": 1}]) == [{"xa": 4, "xyz": 1}]
+    with pytest.raises(ValueError, match="admits only a few keys"):
+        prepare({"type": "object", "patternProperties": {"^(a|b)$": {}}}, "tool 't'")
+    required = {"type": "object", "required": ["a"], "additionalProperties": {"type": "string", "maxLength": 2}}
+    assert prepare(required, "t").nodes.child("a", 0).max_len == 2
+    assert agrees(compiler, required, [{"a": "x"}, {"a": 1}]) == [{"a": "x"}]
+
+
+def test_one_of_narrowed_branches_stay_exclusive():
+    """Reading a typeless branch as its keywords' type narrows it; under oneOf that would admit a
+    value the unnarrowed branches both match, so the branches are compared as written."""
+    with pytest.raises(ValueError, match="may overlap"):
+        prepare(_required({"oneOf": [{"pattern": "^[a-z]+$"}, {"properties": {}, "additionalProperties": False}]}), "t")
+
+
+def test_all_of_merges_items_past_each_prefix(compiler):
+    schema = _required({"allOf": [{"type": "array", "items": {"type": "boolean"}}, {"type": "array", "prefixItems": [{"type": ["string", "boolean"]}]}]})
+    assert agrees(compiler, schema, [{"a": [True, False]}, {"a": ["x"]}, {"a": []}]) == [{"a": [True, False]}, {"a": []}]
+
+
+def test_xgrammar_faults_are_refused_with_their_place(monkeypatch):
+    import thinkgate.constraint.schema as schema_module
+
+    real = xgr.Grammar.from_json_schema
+
+    def picky(text, **kw):
+        if '"minimum": 42' in text:
+            raise RuntimeError("[12:00:00] /project/cpp/json_schema_converter.cc:1: some fault")
+        return real(text, **kw)
+
+    monkeypatch.setattr(schema_module.xgr.Grammar, "from_json_schema", staticmethod(picky))
+    with pytest.raises(ValueError, match=re.escape("tool 't': the schema at #/properties/a/items cannot be compiled (some fault); its keywords: 'minimum', 'type'")):
+        prepare(_required({"type": "array", "items": {"minimum": 42, "type": "integer"}}), "tool 't'")

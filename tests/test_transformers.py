@@ -85,3 +85,36 @@ def test_processor_directly_with_generate(tiny):
     assert proc.requests[0].thinking is False  # read from the prompt, which ends in </think>
     with pytest.raises(ValueError, match="beam search"):
         proc(torch.zeros((2, 3), dtype=torch.long), torch.zeros((2, 10)))
+
+
+def test_a_fault_ends_its_row_with_an_error_and_the_batch_goes_on(tiny, monkeypatch):
+    """A fault inside one row's guard (before: IndexError out of generate for the whole batch)
+    ends that row with finish_reason "error" and a message; the other rows finish as usual."""
+    from thinkgate.constraint.guard import ArgumentsGuard
+
+    model, tok = tiny
+
+    def explode(self, row):
+        raise IndexError("room 129 is past the table")
+
+    monkeypatch.setattr(ArgumentsGuard, "restrict", explode)
+    requests = [
+        ChatRequest(messages=[{"role": "user", "content": "alarm"}], tools=TOOLS, tool_choice="required", thinking=False, max_tokens=60, seed=3, temperature=0),
+        ChatRequest(messages=[{"role": "user", "content": "chat"}], tools=TOOLS, tool_choice="none", thinking=False, max_tokens=12, seed=3, temperature=0),
+    ]
+    broken, plain = (r["choices"][0] for r in generate_chat(model, tok, requests, format="deepseek_r1"))
+    assert broken["finish_reason"] == "error" and "IndexError: room 129 is past the table" in broken["error"]["message"]
+    assert not broken["message"].get("tool_calls")
+    assert plain["finish_reason"] == "length" and plain["message"]["content"]
+
+
+def test_max_tokens_is_length_under_every_tool_choice(tiny):
+    """An answer cut off by max_tokens is "length", not "stop" (the processor forces the end at
+    the limit)."""
+    model, tok = tiny
+    requests = [
+        ChatRequest(messages=[{"role": "user", "content": "hi"}], tools=TOOLS, tool_choice=choice, thinking=thinking, max_tokens=5, seed=1, temperature=0)
+        for choice in ("none", "auto", "required") for thinking in (False, True)
+    ]
+    for r in generate_chat(model, tok, requests, format="deepseek_r1"):
+        assert r["choices"][0]["finish_reason"] == "length" and r["usage"]["completion_tokens"] == 5

@@ -6,16 +6,11 @@ import jsonschema
 import pytest
 
 from schemas import GET_WEATHER, SET_ALARM
-from thinkgate.integrations.vllm_offline import generate_chat, make_llm
+from thinkgate.integrations.vllm_offline import generate_chat
 from thinkgate.requests import ChatRequest
 
 TOOLS = [GET_WEATHER, SET_ALARM]
 SCHEMAS = {t["function"]["name"]: t["function"]["parameters"] for t in TOOLS}
-
-
-@pytest.fixture(scope="module")
-def llm(tiny_model):
-    return make_llm(tiny_model, max_model_len=2048, seed=0, enforce_eager=True)
 
 
 def _validate(message):

@@ -2,72 +2,15 @@
 the openai client: calls validate, and the streamed message equals the non-streamed one."""
 
 import json
-import os
-import socket
-import subprocess
-import sys
-import time
 
 import jsonschema
+import openai
 import pytest
 
 from schemas import GET_WEATHER, SET_ALARM
-from thinkgate.formats.templates import chat_template
 
 TOOLS = [GET_WEATHER, SET_ALARM]
 SCHEMAS = {t["function"]["name"]: t["function"]["parameters"] for t in TOOLS}
-FORMAT = "deepseek_r1"
-
-
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def server_command(model, port, template_path):
-    plugins = "thinkgate.integrations.vllm_parsers"  # a module name works as a plugin path
-    return [
-        sys.executable, "-m", "vllm.entrypoints.openai.api_server",
-        "--model", model, "--host", "127.0.0.1", "--port", str(port),
-        "--max-model-len", "2048", "--enforce-eager", "--seed", "0",
-        "--chat-template", template_path,
-        "--tool-parser-plugin", plugins, "--tool-call-parser", f"thinkgate_{FORMAT}", "--enable-auto-tool-choice",
-        "--reasoning-parser-plugin", plugins, "--reasoning-parser", f"thinkgate_{FORMAT}",
-        "--logits-processors", "thinkgate.integrations.vllm:ThinkgateLogitsProcessor",
-    ]
-
-
-@pytest.fixture(scope="module")
-def client(tiny_model, tmp_path_factory):
-    import openai
-    import urllib.request
-
-    template = tmp_path_factory.mktemp("tpl") / "template.jinja"
-    template.write_text(chat_template(FORMAT))
-    port = _free_port()
-    log = open(tmp_path_factory.mktemp("log") / "server.log", "w")
-    proc = subprocess.Popen(server_command(tiny_model, port, str(template)), stdout=log, stderr=subprocess.STDOUT, env=dict(os.environ, VLLM_CPU_KVCACHE_SPACE="1"))
-    try:
-        deadline = time.time() + 300
-        while time.time() < deadline:
-            if proc.poll() is not None:
-                raise RuntimeError(f"the server exited: see {log.name}")
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2)
-                break
-            except OSError:
-                time.sleep(2)
-        else:
-            raise RuntimeError("the server did not come up in 300 s")
-        yield openai.OpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="none")
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
 
 
 def _ask(client, tool_choice, stream, thinking=True):
@@ -139,3 +82,123 @@ def test_server_thinking_off_and_bad_request(client):
             tools=[{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {"a": {"not": {}}}}}}],
             tool_choice="required",
         )
+
+
+def _model(client):
+    return client.models.list().data[0].id
+
+
+def _tool(parameters, name="f"):
+    return [{"type": "function", "function": {"name": name, "parameters": parameters}}]
+
+
+def test_requests_without_tools_are_untouched(client, llm):
+    """thinkgate's parsers are set, so vLLM calls adjust_request for every chat request: one
+    without tools must come out exactly as it does without thinkgate (greedy), tokens and text."""
+    from vllm import SamplingParams
+
+    for content in ("Tell me a story.", "Count to ten.", "你好", "Weather?"):
+        r = client.chat.completions.create(
+            model=_model(client), messages=[{"role": "user", "content": content}], temperature=0, max_tokens=48,
+            extra_body={"return_token_ids": True},
+        )
+        choice = r.choices[0]
+        tokens = choice.token_ids
+        prompt = r.prompt_token_ids
+        reference = llm.generate([{"prompt_token_ids": prompt}], SamplingParams(temperature=0, max_tokens=48), use_tqdm=False)[0].outputs[0]
+        assert list(tokens) == list(reference.token_ids)
+        # the reasoning parser only splits the text: nothing is dropped, nothing is shown that
+        # plain detokenization (special tokens skipped) does not show
+        m = choice.message
+        reasoning = getattr(m, "reasoning", None) or getattr(m, "reasoning_content", None) or ""
+        assert reference.text.startswith(reasoning)
+        assert reasoning + (m.content or "") == reference.text.replace("</think>", "", 1)
+        assert not m.tool_calls
+
+
+@pytest.mark.parametrize(
+    "xargs, message",
+    [
+        ({"thinkgate_thinking_budget": "abc"}, "thinkgate_thinking_budget must be a non-negative integer, not 'abc'"),
+        ({"thinkgate_thinking_budget": [1, 2]}, "thinkgate_thinking_budget must be a non-negative integer, not [1, 2]"),
+        ({"thinkgate_thinking_budget": 1.5}, "thinkgate_thinking_budget must be a non-negative integer, not 1.5"),
+        ({"thinkgate_thinking_budget": -1}, "thinkgate_thinking_budget must be a non-negative integer, not -1"),
+        ({"thinkgate_budget": 4}, "unknown thinkgate option(s) in vllm_xargs: thinkgate_budget"),
+        ({"thinkgate_unsupported": "maybe"}, "thinkgate_unsupported must be 'error' or 'relax', not 'maybe'"),
+        ({"thinkgate": json.dumps({"format": "deepseek_r1", "tools": [], "tool_choice": "none"})}, "vllm_xargs.thinkgate is written by thinkgate's tool parser"),
+    ],
+)
+def test_options_are_checked_by_name(client, xargs, message):
+    with pytest.raises(openai.BadRequestError) as e:
+        client.chat.completions.create(
+            model=_model(client), messages=[{"role": "user", "content": "x"}], tools=TOOLS, tool_choice="required",
+            max_tokens=8, extra_body={"vllm_xargs": xargs},
+        )
+    assert message in str(e.value)
+
+
+@pytest.mark.parametrize(
+    "parameters, message",
+    [
+        ({"type": "object", "properties": {"a": {"type": "integer", "minimum": 5, "maximum": 3}}, "required": ["a"]}, "no integer lies between 'minimum' 5 and 'maximum' 3 at #/properties/a"),
+        ({"type": "object", "properties": {"a": {"type": "integer", "minimum": 1.5, "maximum": 1.7}}, "required": ["a"]}, "no integer lies between 'minimum' 1.5 and 'maximum' 1.7"),
+        ({"type": "object", "properties": {"a": {"type": "integer", "exclusiveMinimum": 5, "exclusiveMaximum": 6}}, "required": ["a"]}, "'exclusiveMinimum' 5 and 'exclusiveMaximum' 6"),
+        ({"type": "object", "properties": {"a": {"type": "array", "minItems": 5, "maxItems": 3}}, "required": ["a"]}, "'minItems' 5 is greater than 'maxItems' 3 at #/properties/a"),
+        ({"type": "object", "properties": {"a": {"type": "object", "minProperties": 5, "maxProperties": 3}}, "required": ["a"]}, "'minProperties' 5 is greater than 'maxProperties' 3 at #/properties/a"),
+        ({"type": "object", "properties": {"deep": __import__("schema_fuzz").nested(100)}}, "the schema nests more than 128 levels deep"),
+    ],
+)
+def test_bad_schemas_are_400s_naming_the_keyword(server, client, parameters, message):
+    for stream in (False, True):
+        with pytest.raises(openai.BadRequestError) as e:
+            r = client.chat.completions.create(
+                model=_model(client), messages=[{"role": "user", "content": "x"}], tools=_tool(parameters),
+                tool_choice="required", max_tokens=8, stream=stream,
+            )
+            if stream:
+                list(r)
+        assert message in str(e.value)
+    assert server.alive()
+
+
+def _call(client, parameters, tool_choice="required", **extra):
+    r = client.chat.completions.create(
+        model=_model(client), messages=[{"role": "user", "content": "go"}], tools=_tool(parameters), tool_choice=tool_choice,
+        temperature=1, seed=1, max_tokens=300, extra_body={"chat_template_kwargs": {"thinking": False}, **extra},
+    )
+    return r.choices[0]
+
+
+def test_schemas_that_took_the_server_down_now_give_valid_calls(server, client):
+    # a bound past the longest token (128 characters) broke the guard's table when a string began
+    long_strings = {"type": "object", "properties": {"s": {"type": "string", "minLength": 130, "maxLength": 200}}, "required": ["s"]}
+    cases = [
+        long_strings,
+        {},  # "no arguments": an object with no required keys
+        None,
+        {"type": "object", "properties": {"flag": {"type": "boolean", "enum": ["True", "False", "dontcare"]}, "n": {"type": "integer"}}, "required": ["n"]},
+    ]
+    for parameters in cases:
+        choice = _call(client, parameters)
+        assert choice.finish_reason == "tool_calls", (parameters, choice)
+        [call] = choice.message.tool_calls
+        args = json.loads(call.function.arguments)
+        jsonschema.validate(args, parameters or {"type": "object"})
+        assert isinstance(args, dict)
+        if parameters is long_strings:
+            assert 130 <= len(args["s"]) <= 200
+        if parameters is cases[3]:
+            assert "flag" not in args  # no value can satisfy it: never written
+    assert server.alive()
+
+
+def test_relax_per_request_and_none_compiles_no_schema(client):
+    unenforceable = {"type": "object", "properties": {"a": {"type": "integer", "multipleOf": 3}}, "required": ["a"]}
+    with pytest.raises(openai.BadRequestError, match="keyword 'multipleOf'"):
+        _call(client, unenforceable)
+    relaxed = _call(client, unenforceable, vllm_xargs={"thinkgate_unsupported": "relax"})
+    assert relaxed.finish_reason == "tool_calls"
+    assert isinstance(json.loads(relaxed.message.tool_calls[0].function.arguments)["a"], int)
+    # under "none" the tools' schemas are not compiled: the keyword fails nothing
+    plain = _call(client, unenforceable, tool_choice="none")
+    assert not plain.message.tool_calls

@@ -134,7 +134,10 @@ class GrammarCache:
             max_whitespace=max_whitespace,
             unsupported=unsupported,
         )
-        compiled = vocab.compiler.compile_structural_tag(spec.tag)
+        try:
+            compiled = vocab.compiler.compile_structural_tag(spec.tag)
+        except Exception as e:  # every schema was checked alone; this is the tag as a whole
+            raise ValueError(_compile_error(spec, e)) from None
         with self._lock:
             if self._masks is None:
                 self._masks = MaskCache(vocab.tables, vocab.token_bytes)
@@ -153,6 +156,21 @@ class GrammarCache:
             close_tail=_encode(vocab, msgs.start + msgs.role) if msgs is not None else (),
             reopen=msgs is not None,
         )
+
+
+def _compile_error(spec: GrammarSpec, error: BaseException) -> str:
+    names = ", ".join(repr(t.name) for t in spec.tools) or "none"
+    message = str(error).strip().splitlines()[-1] if str(error).strip() else type(error).__name__
+    return f"xgrammar cannot compile the grammar of format {spec.format.name!r} for the tools {names} (tool_choice {spec.choice!r}): {message}"
+
+
+def check_tag(spec: GrammarSpec) -> None:
+    """Build xgrammar's grammar of a spec's tag without a tokenizer (what compiling it would
+    find wrong, found at admission); a fault is a ``ValueError``."""
+    try:
+        xgr.Grammar.from_structural_tag(spec.tag)
+    except Exception as e:
+        raise ValueError(_compile_error(spec, e)) from None
 
 
 def _encode(vocab: Vocabulary, text: str) -> tuple[int, ...]:

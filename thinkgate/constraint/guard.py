@@ -410,9 +410,11 @@ class ArgumentsGuard:
         t = self._tables
         room = need = None
         if c.in_string == 2 and c.node is not None and c.node.bounded:
-            cap = t.max_chars + 1
+            # Past the longest token's length every room masks alike (``over`` ends there):
+            # capped, a bound of any size shares one cached mask.
+            cap = t.max_chars
             room = None if c.node.max_len is None else min(c.node.max_len - c.count, cap)
-            need = min(max(c.node.min_len - c.count, 0), cap)
+            need = min(max(c.node.min_len - c.count, 0), cap + 1)
         if c.in_string:
             key = (c.in_string, c.esc, c.hexbuf, c.pending_high, room, need, c.last_byte == 0xED)
         else:

@@ -14,6 +14,7 @@ set to -inf so that the output cannot end inside its thinking.
 from __future__ import annotations
 
 import enum
+import logging
 from collections.abc import Iterable, Sequence
 from typing import Optional
 
@@ -25,6 +26,8 @@ from ..formats import Thinking
 from ..parsing.thinking import thinking_from_prompt
 from .compiled import ToolGrammar
 from .guard import ArgumentsGuard
+
+log = logging.getLogger("thinkgate.constraint")
 
 
 class Phase(enum.IntEnum):
@@ -149,13 +152,28 @@ class ReasonerGrammar:
 
     # ------------------------------------------------------------------ tokens
 
+    def _fail(self, error: str) -> None:
+        """Enter ERROR from wherever the request is: from now on only end-of-sequence."""
+        self.phase = Phase.ERROR
+        self.error = error
+        self._refresh()
+
     def accept_token(self, token_id: int) -> bool:
-        """Advance by one sampled token. Returns False (and enters ERROR) if it was not allowed."""
+        """Advance by one sampled token. Returns False (and enters ERROR) if it was not allowed.
+        Never raises: whatever goes wrong ends this request alone."""
         if self._free and token_id not in self._watch:
             self._pos += 1  # the free-thinking fast path: no entry, no matcher
             if self._pos == self._budget_stop:
                 self._refresh()
             return True
+        try:
+            return self._accept(token_id)
+        except Exception as e:  # a fault of the matcher or the guard: this request's, not the batch's
+            log.exception("thinkgate: accepting token %s failed; the request ends", token_id)
+            self._log(0, Phase.ERROR, f"internal error while accepting token {token_id}: {type(e).__name__}: {e}")
+            return False
+
+    def _accept(self, token_id: int) -> bool:
         phase = self.phase
         if phase == Phase.THINKING:
             if token_id == self._close:
@@ -260,7 +278,16 @@ class ReasonerGrammar:
 
     def fill_bitmask(self, bitmask: torch.Tensor, index: int) -> bool:
         """Write this request's row of the next token's bitmask. Returns False when the row
-        allows every token (nothing to apply)."""
+        allows every token (nothing to apply). Never raises: a fault ends this request alone."""
+        try:
+            return self._fill(bitmask, index)
+        except Exception as e:
+            log.exception("thinkgate: filling the bitmask failed; the request ends")
+            self._fail(f"internal error while masking: {type(e).__name__}: {e}")
+            _only(bitmask[index], self.grammar.stop_ids)
+            return True
+
+    def _fill(self, bitmask: torch.Tensor, index: int) -> bool:
         phase = self.phase
         row = bitmask[index]
         if phase == Phase.THINKING:
@@ -296,11 +323,40 @@ class ReasonerGrammar:
         if self._guard is not None and self._guard.restrict(words):
             need = True
             if not words.any():
-                self.phase = Phase.ERROR
-                self.error = "no token can continue the arguments within the schema's bounds"
-                self._refresh()
+                self._fail("no token can continue the arguments within the schema's bounds")
                 _only(row, self.grammar.stop_ids)
         return bool(need)
+
+
+class FailedRequest:
+    """A request whose constraint could not be set up (its grammar failed to compile inside an
+    engine, which admission should have prevented): it may only end, and says why. It stands
+    in a batch where a :class:`ReasonerGrammar` would."""
+
+    phase = Phase.ERROR
+    needs_bitmask = True
+    blocks_eos = False
+    thinking = None
+
+    def __init__(self, stop_ids: Iterable[int], error: str) -> None:
+        self.stop_ids = tuple(stop_ids)
+        self.error = error
+
+    def accept_token(self, token_id: int) -> bool:
+        return token_id in self.stop_ids
+
+    def accept_tokens(self, token_ids: Iterable[int]) -> bool:
+        return all([self.accept_token(t) for t in token_ids])
+
+    def rollback(self, k: int) -> None:
+        return None
+
+    def is_terminated(self) -> bool:
+        return False
+
+    def fill_bitmask(self, bitmask: torch.Tensor, index: int) -> bool:
+        _only(bitmask[index], self.stop_ids)
+        return True
 
 
 def _only(row: torch.Tensor, ids: Iterable[int]) -> None:

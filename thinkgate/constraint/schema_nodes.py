@@ -15,7 +15,7 @@ from typing import Any, Optional
 class Node:
     """One place in the arguments: its children and, for a string, its length bounds."""
 
-    __slots__ = ("props", "patterns", "additional", "items", "prefix", "min_len", "max_len", "alts", "_merged", "variants", "variant_key", "variant_of")
+    __slots__ = ("props", "patterns", "additional", "items", "prefix", "min_len", "max_len", "alts", "_merged", "variants", "variant_key", "variant_of", "path")
 
     def __init__(self) -> None:
         self.props: dict[str, Node] = {}
@@ -32,6 +32,7 @@ class Node:
         self.variant_key = ""
         self.variant_of = ""
         self._merged: dict[tuple, Node] = {}
+        self.path = "#"  # where in the schema (for errors)
 
     @property
     def bounded(self) -> bool:
@@ -90,18 +91,20 @@ def build_nodes(schema: Any, root: Any = None) -> Node:
     siblings) are merged: a place any of them bounds gets the tightest bounds, which every
     alternative admits. Built in two passes, so that recursive schemas merge complete nodes."""
     memo: dict[int, Node] = {}
-    node = _build(schema, schema if root is None else root, memo)
+    node = _build(schema, schema if root is None else root, memo, "#")
     for n in list(memo.values()):
         _settle(n, set())
     for n in memo.values():
         if n.max_len is not None and n.min_len > n.max_len:
             raise ValueError(
-                f"string length bounds conflict (minLength {n.min_len} > maxLength {n.max_len})"
+                f"the string length bounds that apply together at {n.path} conflict (minLength "
+                f"{n.min_len} > maxLength {n.max_len}): the run-time guard holds a string to the "
+                "bounds of every alternative (anyOf/oneOf branches, $ref) at once"
             )
     return node
 
 
-def _build(schema: Any, root: Any, memo: dict[int, Node]) -> Node:
+def _build(schema: Any, root: Any, memo: dict[int, Node], path: str) -> Node:
     if not isinstance(schema, dict):
         return Node()
     key = id(schema)
@@ -109,26 +112,29 @@ def _build(schema: Any, root: Any, memo: dict[int, Node]) -> Node:
         return memo[key]
     if "$ref" in schema and set(schema) <= {"$ref", "$defs", "definitions"}:
         memo[key] = Node()  # a placeholder while the target is built (a reference to itself)
-        target = _build(resolve_ref(schema["$ref"], root), root, memo)
+        memo[key].path = path
+        ref = schema["$ref"]
+        target = _build(resolve_ref(ref, root), root, memo, ref)
         memo[key].alts.append(target)
         return memo[key]
     node = memo[key] = Node()
+    node.path = path
     if "minLength" in schema:
         node.min_len = int(schema["minLength"])
     if "maxLength" in schema:
         node.max_len = int(schema["maxLength"])
     for name, prop in (schema.get("properties") or {}).items():
-        node.props[name] = _build(prop, root, memo)
+        node.props[name] = _build(prop, root, memo, f"{path}/properties/{name}")
     for pattern, prop in (schema.get("patternProperties") or {}).items():
-        node.patterns.append((re.compile(pattern), _build(prop, root, memo)))
+        node.patterns.append((re.compile(pattern), _build(prop, root, memo, f"{path}/patternProperties/{pattern}")))
     for word, attr in (("additionalProperties", "additional"), ("items", "items")):
         if isinstance(schema.get(word), dict):
-            setattr(node, attr, _build(schema[word], root, memo))
-    node.prefix = [_build(p, root, memo) for p in schema.get("prefixItems") or ()]
+            setattr(node, attr, _build(schema[word], root, memo, f"{path}/{word}"))
+    node.prefix = [_build(p, root, memo, f"{path}/prefixItems/{i}") for i, p in enumerate(schema.get("prefixItems") or ())]
     if "$ref" in schema:
-        node.alts.append(_build(resolve_ref(schema["$ref"], root), root, memo))
+        node.alts.append(_build(resolve_ref(schema["$ref"], root), root, memo, schema["$ref"]))
     for word in ("anyOf", "oneOf", "allOf"):
-        node.alts.extend(_build(x, root, memo) for x in schema.get(word, ()) if isinstance(x, dict))
+        node.alts.extend(_build(x, root, memo, f"{path}/{word}/{i}") for i, x in enumerate(schema.get(word, ())) if isinstance(x, dict))
     return node
 
 

@@ -93,11 +93,20 @@ class GrammarSpec:
         return {t.header_pattern(s.name): s.schema.nodes for s in self.tools}
 
 
-def normalize_tools(tools: Optional[list[Any]], unsupported: str = "error") -> list[ToolSpec]:
-    """OpenAI tools, checked: each a function with a usable name and a schema thinkgate can
-    enforce. Errors name the tool and the problem."""
-    out: list[ToolSpec] = []
+@dataclass
+class ToolDecl:
+    """An OpenAI tool, its name checked, its schema not yet prepared."""
+
+    name: str
+    parameters: Any
+
+
+def tool_declarations(tools: Optional[list[Any]]) -> list[ToolDecl]:
+    """OpenAI tools, each a function with a usable name. Errors name the tool and the problem."""
+    out: list[ToolDecl] = []
     seen: set[str] = set()
+    if tools is not None and not isinstance(tools, list):
+        raise ValueError(f"tools must be a list of function tools, not {type(tools).__name__}")
     for i, tool in enumerate(tools or ()):
         if not isinstance(tool, dict) or tool.get("type", "function") != "function":
             raise ValueError(f"tools[{i}] is not a function tool: {tool!r}")
@@ -113,11 +122,21 @@ def normalize_tools(tools: Optional[list[Any]], unsupported: str = "error") -> l
         if name in seen:
             raise ValueError(f"tools[{i}]: the tool name {name!r} is given twice")
         seen.add(name)
-        out.append(ToolSpec(name, prepare(fn.get("parameters"), f"tool {name!r}", unsupported)))
+        out.append(ToolDecl(name, fn.get("parameters")))
     return out
 
 
-def resolve_tool_choice(tool_choice: Any, tools: list[ToolSpec]) -> tuple[str, list[ToolSpec]]:
+def normalize_tools(tools: Optional[list[Any]], unsupported: str = "error") -> list[ToolSpec]:
+    """OpenAI tools, checked: each a function with a usable name and a schema thinkgate can
+    enforce. Errors name the tool and the problem."""
+    return [prepare_tool(d, unsupported) for d in tool_declarations(tools)]
+
+
+def prepare_tool(decl: ToolDecl, unsupported: str = "error") -> ToolSpec:
+    return ToolSpec(decl.name, prepare(decl.parameters, f"tool {decl.name!r}", unsupported))
+
+
+def resolve_tool_choice(tool_choice: Any, tools: list) -> tuple[str, list]:
     """``(kind, tools)`` for an OpenAI ``tool_choice``: kind is none / auto / required / named."""
     names = {t.name: t for t in tools}
     if tool_choice is None or tool_choice == "auto":
@@ -131,21 +150,26 @@ def resolve_tool_choice(tool_choice: Any, tools: list[ToolSpec]) -> tuple[str, l
     if isinstance(tool_choice, dict):
         kind = tool_choice.get("type")
         if kind == "function":
-            name = (tool_choice.get("function") or {}).get("name")
+            fn = tool_choice.get("function")
+            name = fn.get("name") if isinstance(fn, dict) else None
             if name not in names:
                 raise ValueError(f"tool_choice names the function {name!r}, which is not among the tools ({', '.join(names) or 'none'})")
             return "named", [names[name]]
         if kind == "allowed_tools":
-            spec = tool_choice.get("allowed_tools") or {}
+            spec = tool_choice.get("allowed_tools")
+            if not isinstance(spec, dict):
+                raise ValueError(f"tool_choice of type 'allowed_tools' needs an 'allowed_tools' object, not {spec!r}")
             mode = spec.get("mode", "auto")
             if mode not in ("auto", "required"):
                 raise ValueError(f"allowed_tools mode must be 'auto' or 'required', not {mode!r}")
             chosen = []
             for ref in spec.get("tools") or ():
-                name = (ref.get("function") or {}).get("name") if isinstance(ref, dict) else None
+                fn = ref.get("function") if isinstance(ref, dict) else None
+                name = fn.get("name") if isinstance(fn, dict) else None
                 if name not in names:
                     raise ValueError(f"allowed_tools names the function {name!r}, which is not among the tools")
-                chosen.append(names[name])
+                if names[name] not in chosen:
+                    chosen.append(names[name])
             if mode == "required" and not chosen:
                 raise ValueError("allowed_tools with mode 'required' lists no tools")
             return (mode if chosen else "none"), chosen
@@ -236,8 +260,10 @@ def build_spec(
 ) -> GrammarSpec:
     fmt = get_format(format)
     t = fmt.tools
-    specs = normalize_tools(tools, unsupported)
-    choice, chosen = resolve_tool_choice(tool_choice, specs)
+    # Only the tools the choice leaves are prepared: under "none" no schema is compiled, so a
+    # keyword thinkgate cannot enforce does not fail a request that calls no tool.
+    choice, declared = resolve_tool_choice(tool_choice, tool_declarations(tools))
+    chosen = [prepare_tool(d, unsupported) for d in declared]
     marks = _Markers(dict(marker_ids or {}))
     by_id = control_ids is not None and all(m in marks.ids for m in t.markers)
 
@@ -260,6 +286,8 @@ def build_spec(
             arguments = [JSONSchemaFormat(json_schema=call_object_schema(t, spec), max_whitespace_cnt=max_whitespace)]
             return _seq(marks.text(header, None, t.sep) + arguments + marks.text(footer, None, t.sep))
         if t.xml is not None:
+            if spec.schema.unbounded_in_parameters:
+                raise ValueError(spec.schema.unbounded_in_parameters)
             arguments = JSONSchemaFormat(json_schema=spec.schema.bounded_schema, style=t.xml.style, max_whitespace_cnt=max_whitespace)
         else:
             arguments = JSONSchemaFormat(json_schema=spec.schema.xgrammar_schema, max_whitespace_cnt=max_whitespace)

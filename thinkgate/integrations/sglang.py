@@ -19,6 +19,7 @@ thinkgate_<format>`` works once thinkgate is installed, for any registered forma
 from __future__ import annotations
 
 import json
+import logging
 import threading
 from collections import OrderedDict
 from typing import Any, Optional
@@ -26,6 +27,8 @@ from typing import Any, Optional
 import torch
 
 from ..constraint import BatchMasker, ReasonerGrammar, compile_tool_grammar
+from ..constraint.reasoner import FailedRequest
+from ..constraint.vocabulary import vocabulary_for
 from ..formats import ChatFormat, get_format
 from ..formats import names as format_names
 from ..parsing import ContentDelta, StreamParser, ToolCallArgumentsDelta, ToolCallStart, parse
@@ -34,6 +37,8 @@ from .vllm import OPTION_KEY, RequestOptions, check_options, request_options
 from sglang.srt.function_call.base_format_detector import BaseFormatDetector
 from sglang.srt.function_call.core_types import StreamingParseResult, StructureInfo, ToolCallItem
 from sglang.srt.sampling.custom_logit_processor import CustomLogitProcessor
+
+log = logging.getLogger("thinkgate.sglang")
 
 _MAX_TRACKED = 4096
 
@@ -82,15 +87,15 @@ class ThinkgateLogitProcessor(CustomLogitProcessor):
                 if not params or OPTION_KEY not in params or i >= len(rows):
                     continue
                 req = params.get("__req__")
-                if req is None:
-                    raise ValueError("thinkgate needs SGLang's '__req__' in custom_params (send a custom_params dict)")
+                if req is None:  # SGLang always sends it; without it no request can be followed
+                    log.error("thinkgate: custom_params without SGLang's '__req__'; the row is left unconstrained")
+                    continue
                 rid = str(req.rid)
                 entry = state.grammars.get(rid)
                 if entry is None:
-                    opts, path = _options(params)
-                    tok = state.tokenizer(path)
-                    compiled = compile_tool_grammar(tok, opts.format, opts.tools, opts.tool_choice, opts.parallel_tool_calls, vocab_size=max(logits.shape[-1], len(tok)), max_whitespace=opts.max_whitespace, unsupported=opts.unsupported)
-                    grammar = ReasonerGrammar(compiled, prompt_token_ids=list(req.origin_input_ids), thinking=opts.thinking, thinking_budget=opts.thinking_budget)
+                    grammar = _request_grammar(state, params, req, logits.shape[-1])
+                    if grammar is None:
+                        continue
                     entry = state.grammars[rid] = (grammar, [0])
                     while len(state.grammars) > _MAX_TRACKED:
                         state.grammars.popitem(last=False)
@@ -104,13 +109,35 @@ class ThinkgateLogitProcessor(CustomLogitProcessor):
                     state.grammars.pop(rid, None)
                     continue
                 rows[i] = grammar
-                vocab = grammar.grammar.vocab.size
+                vocab = max(vocab, grammar.grammar.vocab.size if isinstance(grammar, ReasonerGrammar) else logits.shape[-1])
             if vocab:
                 masker = state.maskers.get(vocab)
                 if masker is None:
                     masker = state.maskers[vocab] = BatchMasker(vocab)
                 masker(rows, logits)
         return logits
+
+
+def _request_grammar(state: _Requests, params: dict, req: Any, width: int) -> Optional[ReasonerGrammar | FailedRequest]:
+    """A new request's constraint. ``custom_params`` checked its options and compiled its grammar
+    on the client's side; whatever still fails here ends this request alone (it may only end),
+    never the batch. None: not even the tokenizer loads, and the row is left as it is."""
+    try:
+        opts, path = _options(params)
+        tok = state.tokenizer(path)
+    except Exception as e:
+        log.error("thinkgate: a request's options or tokenizer failed (%s); the row is left unconstrained", e)
+        return None
+    try:
+        compiled = compile_tool_grammar(tok, opts.format, opts.tools, opts.tool_choice, opts.parallel_tool_calls, vocab_size=max(width, len(tok)), max_whitespace=opts.max_whitespace, unsupported=opts.unsupported)
+        return ReasonerGrammar(compiled, prompt_token_ids=list(req.origin_input_ids), thinking=opts.thinking, thinking_budget=opts.thinking_budget)
+    except Exception as e:
+        log.error("thinkgate: a request's grammar failed (%s); the request is ended", e)
+        try:
+            stops = vocabulary_for(tok, max(width, len(tok))).stop_token_ids
+        except Exception:
+            stops = tuple(i for i in (getattr(tok, "eos_token_id", None),) if i is not None)
+        return FailedRequest(stops, f"{type(e).__name__}: {e}")
 
 
 def custom_params(format: str, tokenizer_path: str, tools: Any = None, tool_choice: Any = "auto", **options: Any) -> dict:
@@ -151,17 +178,27 @@ class ThinkgateDetector(BaseFormatDetector):
         return {name: i for i, name in enumerate(t["function"]["name"] for t in (_tools(tools) or []))}
 
     def detect_and_parse(self, text: str, tools: Any) -> StreamingParseResult:
-        m = parse(text, self.format, thinking=False, tools=_tools(tools))
+        try:
+            m = parse(text, self.format, thinking=False, tools=_tools(tools))
+        except Exception:  # never the server's error: the output comes back as text
+            log.exception("thinkgate: reading the tool calls failed; the output is returned as text")
+            return StreamingParseResult(normal_text=text, calls=[])
         index = self._index(tools)
         calls = [ToolCallItem(tool_index=index.get(c.name, -1), name=c.name, parameters=c.arguments) for c in m.tool_calls]
         return StreamingParseResult(normal_text=m.content or "", calls=calls)
 
     def parse_streaming_increment(self, new_text: str, tools: Any) -> StreamingParseResult:
-        if self._stream is None:
-            self._stream = StreamParser(self.format, thinking=False, tools=_tools(tools))
+        try:
+            if self._stream is None:
+                self._stream = StreamParser(self.format, thinking=False, tools=_tools(tools))
+            events = self._stream.feed_events(new_text)
+        except Exception:  # never the server's error: the rest streams as text
+            log.exception("thinkgate: reading the tool calls failed; the rest is streamed as text")
+            self._stream = _Passthrough()
+            return StreamingParseResult(normal_text=new_text, calls=[])
         text: list[str] = []
         calls: list[ToolCallItem] = []
-        for ev in self._stream.feed_events(new_text):
+        for ev in events:
             if isinstance(ev, ContentDelta):
                 text.append(ev.text)
             elif isinstance(ev, ToolCallStart):
@@ -203,6 +240,13 @@ class ThinkgateDetector(BaseFormatDetector):
 
     def parses_required_natively(self) -> bool:
         return True
+
+
+class _Passthrough:
+    """What a stream whose parser failed becomes: every later delta is text."""
+
+    def feed_events(self, delta_text: str, token_ids: Any = None) -> list:
+        return [ContentDelta(delta_text)] if delta_text else []
 
 
 def detector_classes() -> dict[str, type]:

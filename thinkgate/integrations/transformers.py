@@ -14,7 +14,7 @@ from typing import Any, Optional
 import torch
 from transformers import LogitsProcessor, LogitsProcessorList
 
-from ..constraint import BatchMasker, ReasonerGrammar, compile_tool_grammar
+from ..constraint import BatchMasker, Phase, ReasonerGrammar, compile_tool_grammar
 from ..formats import ChatFormat, get_format
 from ..formats.templates import apply_chat_template
 from ..parsing import Message, StreamParser
@@ -63,6 +63,7 @@ class ToolCallLogitsProcessor(LogitsProcessor):
         self.requests: list[Optional[ReasonerGrammar]] = [None] * len(rows)
         self._finished = [False] * len(rows)
         self._generated = [0] * len(rows)
+        self._limited: dict[int, int] = {}  # row -> where its token limit forced end-of-sequence
         self._prompt_width = 0
         self._masker: Optional[BatchMasker] = None
 
@@ -104,6 +105,7 @@ class ToolCallLogitsProcessor(LogitsProcessor):
             if not self._finished[i] and row.max_new_tokens is not None and self._generated[i] >= row.max_new_tokens - 1
         ]
         if at_limit:
+            self._limited.update((i, self._generated[i]) for i in at_limit)
             scores[at_limit] = float("-inf")
             scores[torch.tensor(at_limit).unsqueeze(1), torch.tensor(self.stop_ids)] = 0.0
         return scores
@@ -121,7 +123,10 @@ class ToolCallLogitsProcessor(LogitsProcessor):
                 # generate samples one token after the last call of the processor
                 req.accept_tokens(ids[self._generated[i] : len(ids) if end is None else end + 1])
             body = ids if end is None else ids[:end]
-            natural = end is not None and (req is None or req.is_terminated())
+            # An end the row's token limit forced is "length", whatever the grammar made of it.
+            limited = end is not None and self._limited.get(i) == end
+            natural = end is not None and (req is None or req.is_terminated()) and not limited
+            failed = req is not None and req.phase == Phase.ERROR and not limited
             parser = StreamParser(
                 grammar.format,
                 thinking=req.thinking if req is not None else None,
@@ -130,8 +135,11 @@ class ToolCallLogitsProcessor(LogitsProcessor):
             )
             text = self.tokenizer.decode(body, skip_special_tokens=False, clean_up_tokenization_spaces=False)
             parser.feed_events(text, body)
-            parser.finish_events(None if natural else "length")
-            out.append((parser.message, len(body) + (0 if end is None else 1)))
+            parser.finish_events("error" if failed else None if natural else "length")
+            message = parser.message
+            if failed:  # the grammar ended this row (the batch went on): say why
+                message.error = {"type": "constraint_error", "message": req.error}
+            out.append((message, len(body) + (0 if end is None else 1)))
         return out
 
 

@@ -14,7 +14,10 @@ not opt in is untouched, and a step in which none did does no work.
 
 from __future__ import annotations
 
+import functools
 import json
+import logging
+import os
 import threading
 import weakref
 from dataclasses import dataclass
@@ -23,6 +26,8 @@ from typing import TYPE_CHECKING, Any, Optional
 import torch
 
 from ..constraint import BatchMasker, ReasonerGrammar, compile_tool_grammar
+from ..constraint.compiled import check_tag
+from ..constraint.reasoner import FailedRequest
 from ..constraint.structural_tag import build_spec
 from ..formats import get_format
 
@@ -43,8 +48,20 @@ except ImportError:  # pragma: no cover - exercised only without vLLM
 if TYPE_CHECKING:
     from vllm import SamplingParams
 
+log = logging.getLogger("thinkgate.vllm")
+
 OPTION_KEY = "thinkgate"
 _OPTION_FIELDS = ("format", "tools", "tool_choice", "parallel_tool_calls", "thinking", "thinking_budget", "max_whitespace", "unsupported")
+# The server-wide default of ``unsupported`` (a request's own option wins): "error" refuses a
+# schema keyword thinkgate cannot enforce, "relax" drops it with a warning.
+UNSUPPORTED_ENV = "THINKGATE_UNSUPPORTED"
+
+
+def default_unsupported() -> str:
+    value = os.environ.get(UNSUPPORTED_ENV, "error")
+    if value not in ("error", "relax"):
+        raise ValueError(f"the environment variable {UNSUPPORTED_ENV} must be 'error' or 'relax', not {value!r}")
+    return value
 
 
 @dataclass(frozen=True)
@@ -62,8 +79,19 @@ class RequestOptions:
         return json.dumps({k: getattr(self, k) for k in _OPTION_FIELDS}, ensure_ascii=False)
 
 
+def check_budget(value: Any, name: str = "thinking_budget") -> Optional[int]:
+    """A thinking budget as a request gives it: a non-negative integer (or its digits), or None."""
+    if value is None:
+        return None
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{name} must be a non-negative integer, not {value!r}")
+    return value
+
+
 def request_options(extra_args: Optional[dict]) -> Optional[RequestOptions]:
-    """The thinkgate options of a request (``None`` if it did not opt in). Errors name the problem."""
+    """The thinkgate options of a request (``None`` if it did not opt in). Errors name the option."""
     if not extra_args or OPTION_KEY not in extra_args:
         return None
     raw = extra_args[OPTION_KEY]
@@ -79,20 +107,71 @@ def request_options(extra_args: Optional[dict]) -> Optional[RequestOptions]:
         raise ValueError(f"unknown thinkgate option(s) {', '.join(unknown)}; known: {', '.join(_OPTION_FIELDS)}")
     if "format" not in raw:
         raise ValueError("thinkgate options need a 'format' (e.g. 'deepseek_r1', 'deepseek_v3_1')")
+    if not isinstance(raw["format"], str):
+        raise ValueError(f"thinkgate option 'format' must be a format name, not {raw['format']!r}")
+    get_format(raw["format"])
+    if raw.get("tools") is not None and not isinstance(raw["tools"], list):
+        raise ValueError(f"thinkgate option 'tools' must be a list of tools, not {type(raw['tools']).__name__}")
+    if not isinstance(raw.get("parallel_tool_calls", True), bool):
+        raise ValueError(f"thinkgate option 'parallel_tool_calls' must be true or false, not {raw['parallel_tool_calls']!r}")
     if raw.get("thinking") not in (None, True, False, "auto"):
         raise ValueError(f"thinking must be true, false or 'auto', not {raw['thinking']!r}")
-    budget = raw.get("thinking_budget")
-    if budget is not None and (not isinstance(budget, int) or isinstance(budget, bool) or budget < 0):
-        raise ValueError(f"thinking_budget must be a non-negative integer, not {budget!r}")
-    opts = RequestOptions(**raw)
-    get_format(opts.format)
-    return opts
+    check_budget(raw.get("thinking_budget"))
+    ws = raw.get("max_whitespace", 8)
+    if ws is not None and (isinstance(ws, bool) or not isinstance(ws, int) or ws < 0):
+        raise ValueError(f"thinkgate option 'max_whitespace' must be a non-negative integer or null, not {ws!r}")
+    if raw.get("unsupported", "error") not in ("error", "relax"):
+        raise ValueError(f"thinkgate option 'unsupported' must be 'error' or 'relax', not {raw['unsupported']!r}")
+    return RequestOptions(**raw)
 
 
-def check_options(opts: RequestOptions) -> None:
-    """Everything about a request that can be checked without the tokenizer (tools, schemas,
-    tool_choice), so that a bad request fails at admission."""
-    build_spec(opts.format, opts.tools, opts.tool_choice, opts.parallel_tool_calls, unsupported=opts.unsupported)
+@functools.lru_cache(maxsize=1024)
+def _checked(options_json: str) -> None:
+    opts = RequestOptions(**json.loads(options_json))
+    spec = build_spec(opts.format, opts.tools, opts.tool_choice, opts.parallel_tool_calls, unsupported=opts.unsupported, max_whitespace=opts.max_whitespace)
+    check_tag(spec)
+
+
+def check_options(opts: RequestOptions, tokenizer: Any = None) -> None:
+    """Everything about a request that can be known before generation, so that a bad request
+    fails at admission with a ``ValueError`` naming its problem and the engine step never
+    compiles a grammar that could fail. Without a tokenizer: tools, schemas, tool_choice and
+    xgrammar's grammar for them (cached by the options). With one: the grammar compiled for it,
+    into the cache a logits processor of this process reads (see :func:`admit`)."""
+    if tokenizer is not None:
+        admit(opts, tokenizer)
+        return
+    _checked(opts.to_json())
+
+
+def admit(opts: RequestOptions, tokenizer: Any) -> None:
+    """Compile (or find cached) the grammar of an admitted request. Where a logits processor of
+    this process serves the engine (vLLM in-process, ``VLLM_ENABLE_V1_MULTIPROCESSING=0``, and
+    the offline ``LLM``), it is compiled with that processor's tokenizer and vocabulary size, so
+    that the engine step finds it cached; otherwise with ``tokenizer``, as a check."""
+    engine = _in_process_engine()
+    if engine is not None:
+        tokenizer, size = engine.tokenizer, engine.vocab_size
+    else:
+        size = None
+    compile_tool_grammar(
+        tokenizer,
+        opts.format,
+        opts.tools,
+        opts.tool_choice,
+        opts.parallel_tool_calls,
+        vocab_size=size,
+        max_whitespace=opts.max_whitespace,
+        unsupported=opts.unsupported,
+    )
+
+
+def _in_process_engine() -> Optional["ThinkgateLogitsProcessor"]:
+    for ref in list(_ACTIVE.values()):
+        proc = ref()
+        if proc is not None and not proc._passive:
+            return proc
+    return None
 
 
 class _Tracked:
@@ -171,6 +250,9 @@ class ThinkgateLogitsProcessor(_V1, _V2):  # type: ignore[misc]
 
     @classmethod
     def validate_params(cls, sampling_params: "SamplingParams") -> None:
+        """At admission, in the front end: the request's options and the grammar of its tools
+        (without the tokenizer, which this hook does not get; the tool parser and the offline
+        helper compile with it). A ``ValueError`` is the server's 400."""
         opts = request_options(getattr(sampling_params, "extra_args", None))
         if opts is not None:
             check_options(opts)
@@ -178,24 +260,40 @@ class ThinkgateLogitsProcessor(_V1, _V2):  # type: ignore[misc]
     def is_argmax_invariant(self) -> bool:
         return False  # a mask changes the argmax
 
-    def _grammar(self, opts: RequestOptions, prompt_ids) -> ReasonerGrammar:
+    def _grammar(self, opts: RequestOptions, prompt_ids) -> ReasonerGrammar | FailedRequest:
+        """The request's constraint. Its grammar was compiled at admission (a cache hit here
+        when the engine runs in this process); whatever still fails ends this request alone —
+        it may only end — and never the engine."""
         tokenizer = self.tokenizer
-        compiled = compile_tool_grammar(
-            tokenizer,
-            opts.format,
-            opts.tools,
-            opts.tool_choice,
-            opts.parallel_tool_calls,
-            vocab_size=self.vocab_size,
-            max_whitespace=opts.max_whitespace,
-            unsupported=opts.unsupported,
-        )
-        return ReasonerGrammar(
-            compiled,
-            prompt_token_ids=list(prompt_ids) if prompt_ids is not None else None,
-            thinking=opts.thinking,
-            thinking_budget=opts.thinking_budget,
-        )
+        try:
+            compiled = compile_tool_grammar(
+                tokenizer,
+                opts.format,
+                opts.tools,
+                opts.tool_choice,
+                opts.parallel_tool_calls,
+                vocab_size=self.vocab_size,
+                max_whitespace=opts.max_whitespace,
+                unsupported=opts.unsupported,
+            )
+            return ReasonerGrammar(
+                compiled,
+                prompt_token_ids=list(prompt_ids) if prompt_ids is not None else None,
+                thinking=opts.thinking,
+                thinking_budget=opts.thinking_budget,
+            )
+        except Exception as e:
+            log.error("thinkgate: a request's grammar failed in the engine (%s); the request is ended", e)
+            return FailedRequest(self._stop_ids(), f"{type(e).__name__}: {e}")
+
+    def _stop_ids(self) -> tuple[int, ...]:
+        try:
+            from ..constraint.vocabulary import vocabulary_for
+
+            return vocabulary_for(self.tokenizer, self.vocab_size).stop_token_ids
+        except Exception:
+            eos = getattr(self.tokenizer, "eos_token_id", None)
+            return (eos,) if eos is not None else ()
 
     # ------------------------------------------------------------------ V1 interface
 
@@ -206,7 +304,11 @@ class ThinkgateLogitsProcessor(_V1, _V2):  # type: ignore[misc]
         for index in batch_update.removed:
             tracked.pop(index, None)
         for index, params, prompt_ids, output_ids in batch_update.added:
-            opts = request_options(getattr(params, "extra_args", None))
+            try:
+                opts = request_options(getattr(params, "extra_args", None))
+            except ValueError as e:  # validate_params refused these at admission
+                log.error("thinkgate: a request's options are invalid in the engine (%s); it is left unconstrained", e)
+                opts = None
             if opts is None:
                 tracked.pop(index, None)
             else:
@@ -236,7 +338,11 @@ class ThinkgateLogitsProcessor(_V1, _V2):  # type: ignore[misc]
 
     def add_request(self, req_idx: int, sampling_params: "SamplingParams") -> bool:
         # Slots are recycled: whatever the slot held before is dropped here.
-        opts = None if self._passive else request_options(getattr(sampling_params, "extra_args", None))
+        try:
+            opts = None if self._passive else request_options(getattr(sampling_params, "extra_args", None))
+        except ValueError as e:  # validate_params refused these at admission
+            log.error("thinkgate: a request's options are invalid in the engine (%s); it is left unconstrained", e)
+            opts = None
         if opts is None:
             self._tracked.pop(req_idx, None)
             return False

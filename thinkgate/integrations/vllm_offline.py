@@ -26,20 +26,25 @@ def make_llm(model: str, **kwargs: Any) -> Any:
     return LLM(model=model, **kwargs)
 
 
-def sampling_params(request: ChatRequest, format: str | ChatFormat) -> Any:
-    """vLLM ``SamplingParams`` for one request, with its thinkgate options."""
-    from vllm import SamplingParams
-
-    fmt = get_format(format)
-    opts = RequestOptions(
-        format=fmt.name,
+def request_options(request: ChatRequest, format: str | ChatFormat) -> RequestOptions:
+    """The thinkgate options of one request."""
+    return RequestOptions(
+        format=get_format(format).name,
         tools=request.tools,
         tool_choice=request.effective_tool_choice,
         parallel_tool_calls=request.parallel_tool_calls,
         thinking=None,  # read from the prompt, which the template ended by request.thinking
         thinking_budget=request.thinking_budget,
     )
-    check_options(opts)
+
+
+def sampling_params(request: ChatRequest, format: str | ChatFormat, tokenizer: Any = None) -> Any:
+    """vLLM ``SamplingParams`` for one request, with its thinkgate options, checked (and with
+    ``tokenizer``, its grammar compiled) before anything is generated."""
+    from vllm import SamplingParams
+
+    opts = request_options(request, format)
+    check_options(opts, tokenizer)
     return SamplingParams(
         max_tokens=request.max_tokens,
         temperature=request.temperature,
@@ -66,7 +71,7 @@ def generate_chat(
     fmt = get_format(format)
     tokenizer = llm.get_tokenizer()
     prompts = [apply_chat_template(tokenizer, r.messages, fmt, r.tools, r.thinking, chat_template) for r in requests]
-    params = [sampling_params(r, fmt) for r in requests]
+    params = [sampling_params(r, fmt, tokenizer) for r in requests]
     outputs = llm.generate([{"prompt_token_ids": p} for p in prompts], params, use_tqdm=False)
     results = []
     for request, prompt, out in zip(requests, prompts, outputs):
@@ -77,10 +82,14 @@ def generate_chat(
         parser = StreamParser(fmt, thinking=_thinking(prompt, tokenizer, fmt), tools=request.tools, tokenizer=tokenizer)
         text = tokenizer.decode(body, skip_special_tokens=False, clean_up_tokenization_spaces=False)
         parser.feed_events(text, body)
-        parser.finish_events("length" if completion.finish_reason == "length" else None)
+        error = _grammar_error(request, fmt, tokenizer, prompt, ids)
+        parser.finish_events("error" if error else "length" if completion.finish_reason == "length" else None)
+        message = parser.message
+        if error:  # the processor ended this request (the batch went on): say why
+            message.error = {"type": "constraint_error", "message": error}
         results.append(
             chat_completion(
-                parser.message,
+                message,
                 model=request.model or model_name or getattr(llm.llm_engine.model_config, "model", "vllm"),
                 prompt_tokens=len(prompt),
                 completion_tokens=len(ids),
@@ -94,3 +103,19 @@ def _thinking(prompt: list[int], tokenizer: Any, fmt: ChatFormat) -> Any:
     from ..parsing import thinking_from_prompt
 
     return thinking_from_prompt(prompt, tokenizer, fmt)
+
+
+def _grammar_error(request: ChatRequest, fmt: ChatFormat, tokenizer: Any, prompt: list[int], ids: list[int]) -> Optional[str]:
+    """Why the output breaks the request's grammar, if it does. The processor runs in vLLM's
+    engine (often another process), so its verdict is read again here: the output's tokens
+    replayed through the request's grammar (compiled at admission; accepting costs microseconds
+    a token). An output the processor ended for a fault breaks it where it ended."""
+    from ..constraint import ReasonerGrammar, compile_tool_grammar
+
+    opts = request_options(request, fmt)
+    grammar = compile_tool_grammar(tokenizer, fmt, opts.tools, opts.tool_choice, opts.parallel_tool_calls, max_whitespace=opts.max_whitespace, unsupported=opts.unsupported)
+    g = ReasonerGrammar(grammar, prompt_token_ids=prompt, thinking_budget=opts.thinking_budget)
+    for t in ids:
+        if not g.accept_token(t):
+            return g.error
+    return None

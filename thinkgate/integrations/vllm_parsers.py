@@ -11,7 +11,7 @@ through ``vllm_xargs`` (and turns vLLM's own JSON-schema forcing for required/na
 
 from __future__ import annotations
 
-import dataclasses
+import logging
 from collections.abc import Sequence
 from typing import Any, Optional
 
@@ -38,11 +38,16 @@ from ..parsing import (
     thinking_from_prompt,
 )
 from ..parsing.thinking import AnalysisIds
-from .vllm import OPTION_KEY, RequestOptions
+from .vllm import OPTION_KEY, RequestOptions, check_budget, check_options, default_unsupported
+
+log = logging.getLogger("thinkgate.vllm")
 
 PREFIX = "thinkgate_"
 # A request's reasoning budget, as a flat vllm_xargs value: {"vllm_xargs": {"thinkgate_thinking_budget": 64}}
 BUDGET_KEY = "thinkgate_thinking_budget"
+# A request's policy for schema keywords thinkgate cannot enforce: "error" (the server default,
+# or THINKGATE_UNSUPPORTED) or "relax" (dropped with a warning)
+UNSUPPORTED_KEY = "thinkgate_unsupported"
 
 
 def _requested_thinking(request: Any, fmt: ChatFormat) -> Any:
@@ -59,6 +64,33 @@ def _tools(request: Any) -> Optional[list]:
     if not tools:
         return None
     return [t.model_dump(exclude_none=True) if hasattr(t, "model_dump") else dict(t) for t in tools]
+
+
+# The per-request options a client may send as flat vllm_xargs, by their xargs key.
+XARGS = {BUDGET_KEY: "thinking_budget", UNSUPPORTED_KEY: "unsupported"}
+
+
+def _thinkgate_xargs(xargs: dict) -> dict:
+    """Take thinkgate's per-request options out of ``xargs``, checked by name. The options the
+    tool parser itself writes (``thinkgate``) may not come from the client: the request's own
+    tools and tool_choice decide them."""
+    if OPTION_KEY in xargs:
+        raise ValueError(
+            f"vllm_xargs.{OPTION_KEY} is written by thinkgate's tool parser from the request's tools and "
+            f"tool_choice; send those as usual (and {', '.join(sorted(XARGS))} for thinkgate's own options)"
+        )
+    unknown = sorted(k for k in xargs if k.startswith(PREFIX) and k not in XARGS)
+    if unknown:
+        raise ValueError(f"unknown thinkgate option(s) in vllm_xargs: {', '.join(unknown)}; known: {', '.join(sorted(XARGS))}")
+    out = {}
+    if BUDGET_KEY in xargs:
+        out["thinking_budget"] = check_budget(xargs.pop(BUDGET_KEY), BUDGET_KEY)
+    if UNSUPPORTED_KEY in xargs:
+        value = xargs.pop(UNSUPPORTED_KEY)
+        if value not in ("error", "relax"):
+            raise ValueError(f"{UNSUPPORTED_KEY} must be 'error' or 'relax', not {value!r}")
+        out["unsupported"] = value
+    return out
 
 
 def _tool_choice(request: Any) -> Any:
@@ -119,9 +151,13 @@ class ThinkgateReasoningParser(ReasoningParser):
         return ids.index(self._close) if self._close in ids else len(ids)
 
     def extract_reasoning(self, model_output: str, request: Any) -> tuple[Optional[str], Optional[str]]:
-        thinking = self._thinking if self._thinking is not None else _requested_thinking(request, self.format)
-        m = parse(model_output, self.format, thinking=thinking, reasoning_only=True)
-        return m.reasoning_content, m.content
+        try:
+            thinking = self._thinking if self._thinking is not None else _requested_thinking(request, self.format)
+            m = parse(model_output, self.format, thinking=thinking, reasoning_only=True)
+            return m.reasoning_content, m.content
+        except Exception:  # never the server's 500: the output comes back as content
+            log.exception("thinkgate: reading the reasoning failed; the output is returned as content")
+            return None, model_output
 
     def extract_reasoning_streaming(
         self,
@@ -134,8 +170,14 @@ class ThinkgateReasoningParser(ReasoningParser):
     ) -> Optional[DeltaMessage]:
         if self._stream is None:
             self._stream = StreamParser(self.format, thinking=self._thinking, reasoning_only=True, tokenizer=self.model_tokenizer)
+        try:
+            events = self._stream.feed_events(delta_text, list(delta_token_ids))
+        except Exception:  # never the server's 500: the rest of the output streams as content
+            log.exception("thinkgate: reading the reasoning failed; the rest is streamed as content")
+            self._stream = _Passthrough()
+            return DeltaMessage(content=delta_text) if delta_text else None
         reasoning, content = [], []
-        for ev in self._stream.feed_events(delta_text, list(delta_token_ids)):
+        for ev in events:
             if isinstance(ev, ReasoningDelta):
                 reasoning.append(ev.text)
             elif isinstance(ev, ContentDelta):
@@ -158,25 +200,32 @@ class ThinkgateToolParser(ToolParser):
         self._stream: Optional[StreamParser] = None
 
     def adjust_request(self, request: Any) -> Any:
+        """Opt a request with tools in: its tools, tool_choice and options go to the logits
+        processor through ``vllm_xargs``, and its grammar is compiled now, so that a bad schema
+        or option is a 400 naming it. A request without tools is left exactly as it came (vLLM
+        calls this for every chat request when a reasoning parser is set)."""
         request = super().adjust_request(request)
+        tools = _tools(request)
+        xargs = dict(getattr(request, "vllm_xargs", None) or {})
+        options = _thinkgate_xargs(xargs)  # checked even without tools: a typo is an error
+        if not tools:
+            return request
         if hasattr(request, "skip_special_tokens"):
             request.skip_special_tokens = False  # the markers are special tokens
-        tools = _tools(request)
         choice = _tool_choice(request)
         if choice is None:
-            choice = "auto" if tools else "none"
+            choice = "auto"
         opts = RequestOptions(
             format=self.format.name,
             tools=tools,
             tool_choice=choice,
             parallel_tool_calls=getattr(request, "parallel_tool_calls", None) is not False,
             thinking=None,  # read from the prompt ids by the logits processor
+            thinking_budget=options.get("thinking_budget"),
+            unsupported=options.get("unsupported") or default_unsupported(),
         )
-        xargs = dict(getattr(request, "vllm_xargs", None) or {})
-        budget = xargs.pop(BUDGET_KEY, None)
-        if budget is not None:
-            opts = dataclasses.replace(opts, thinking_budget=int(budget))
-        xargs.setdefault(OPTION_KEY, opts.to_json())
+        check_options(opts, self.model_tokenizer)
+        xargs[OPTION_KEY] = opts.to_json()
         request.vllm_xargs = xargs
         return request
 
@@ -184,7 +233,11 @@ class ThinkgateToolParser(ToolParser):
         return StreamParser(self.format, thinking=False, tools=_tools(request))
 
     def extract_tool_calls(self, model_output: str, request: Any) -> ExtractedToolCallInformation:
-        m = parse(model_output, self.format, thinking=False, tools=_tools(request))
+        try:
+            m = parse(model_output, self.format, thinking=False, tools=_tools(request))
+        except Exception:  # never the server's 500: the output comes back as content
+            log.exception("thinkgate: reading the tool calls failed; the output is returned as content")
+            return ExtractedToolCallInformation(tools_called=False, tool_calls=[], content=model_output)
         calls = [ToolCall(id=c.id, type="function", function=FunctionCall(name=c.name, arguments=c.arguments)) for c in m.tool_calls]
         return ExtractedToolCallInformation(tools_called=bool(calls), tool_calls=calls, content=m.content)
 
@@ -198,9 +251,15 @@ class ThinkgateToolParser(ToolParser):
         delta_token_ids: Sequence[int],
         request: Any,
     ) -> Optional[DeltaMessage]:
-        if self._stream is None:
-            self._stream = self._parser(request)
-        return self._delta(self._stream.feed_events(delta_text))
+        try:
+            if self._stream is None:
+                self._stream = self._parser(request)
+            events = self._stream.feed_events(delta_text)
+        except Exception:  # never the server's 500: the rest of the output streams as content
+            log.exception("thinkgate: reading the tool calls failed; the rest is streamed as content")
+            self._stream = _Passthrough()
+            return DeltaMessage(content=delta_text) if delta_text else None
+        return self._delta(events)
 
     def _delta(self, events: list) -> Optional[DeltaMessage]:
         content: list[str] = []
@@ -223,6 +282,13 @@ class ThinkgateToolParser(ToolParser):
         if not content and not calls:
             return None
         return DeltaMessage(content="".join(content) or None, tool_calls=calls)
+
+
+class _Passthrough:
+    """What a stream whose parser failed becomes: every later delta is content."""
+
+    def feed_events(self, delta_text: str, token_ids: Any = None) -> list:
+        return [ContentDelta(delta_text)] if delta_text else []
 
 
 def _register() -> None:
