@@ -85,3 +85,94 @@ def test_mistral_json_array_through_the_tool_parser_with_mistral_shaped_ids(mist
     assert info.tools_called and info.content == "Sure."
     assert [(c.function.name, c.function.arguments) for c in info.tool_calls] == [("get_weather", ARGS[0]), ("set_alarm", ARGS[1])]
     assert all(len(c.id) == 9 and c.id.isalnum() for c in info.tool_calls)
+
+
+def _chat_request(**kw):
+    from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
+
+    return ChatCompletionRequest(model="m", messages=[{"role": "user", "content": "x"}], **kw)
+
+
+WEATHER = [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string", "maxLength": 200}}, "required": ["city"]}}}]
+
+
+def test_adjust_request_leaves_a_request_without_tools_exactly_as_it_came(tokenizer):
+    parser = ToolParserManager.get_tool_parser("thinkgate_deepseek_r1")(tokenizer)
+    for req in (_chat_request(), _chat_request(tool_choice="none"), _chat_request(vllm_xargs={"other": 1})):
+        before = req.model_dump()
+        assert parser.adjust_request(req).model_dump() == before
+
+
+def test_adjust_request_opts_a_tool_request_in_with_its_options_checked_by_name(tokenizer, monkeypatch):
+    from thinkgate.integrations.vllm import request_options
+
+    parser = ToolParserManager.get_tool_parser("thinkgate_deepseek_r1")(tokenizer)
+    req = parser.adjust_request(_chat_request(tools=WEATHER, tool_choice="required", vllm_xargs={"thinkgate_thinking_budget": "16", "other": 1}))
+    opts = request_options(req.vllm_xargs)
+    assert (opts.tool_choice, opts.thinking_budget, opts.unsupported) == ("required", 16, "error")
+    assert req.vllm_xargs["other"] == 1 and "thinkgate_thinking_budget" not in req.vllm_xargs
+    assert req.skip_special_tokens is False
+    monkeypatch.setenv("THINKGATE_UNSUPPORTED", "relax")  # the server's default
+    relaxed = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {"a": {"type": "integer", "multipleOf": 2}}}}}]
+    assert request_options(parser.adjust_request(_chat_request(tools=relaxed)).vllm_xargs).unsupported == "relax"
+    monkeypatch.setenv("THINKGATE_UNSUPPORTED", "error")
+    with pytest.raises(ValueError, match="keyword 'multipleOf'"):
+        parser.adjust_request(_chat_request(tools=relaxed))
+    assert request_options(parser.adjust_request(_chat_request(tools=relaxed, vllm_xargs={"thinkgate_unsupported": "relax"})).vllm_xargs).unsupported == "relax"
+    # under "none" no schema is compiled
+    parser.adjust_request(_chat_request(tools=relaxed, tool_choice="none"))
+    for xargs, message in (
+        ({"thinkgate_thinking_budget": 1.5}, "thinkgate_thinking_budget must be a non-negative integer, not 1.5"),
+        ({"thinkgate_thinking_budget": "abc"}, "not 'abc'"),
+        ({"thinkgate_thinking_budget": [1, 2]}, "not [1, 2]"),
+        ({"thinkgate_budget": 3}, "unknown thinkgate option(s) in vllm_xargs: thinkgate_budget"),
+        ({"thinkgate": "{}"}, "vllm_xargs.thinkgate is written by thinkgate's tool parser"),
+    ):
+        with pytest.raises(ValueError) as e:
+            parser.adjust_request(_chat_request(tools=WEATHER, vllm_xargs=xargs))
+        assert message in str(e.value)
+    bad = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {"a": {"type": "integer", "minimum": 5, "maximum": 3}}, "required": ["a"]}}}]
+    with pytest.raises(ValueError, match=r"no integer lies between 'minimum' 5 and 'maximum' 3 at #/properties/a"):
+        parser.adjust_request(_chat_request(tools=bad, tool_choice="auto"))
+
+
+def test_validate_params_checks_options_by_name_without_a_tokenizer():
+    from vllm import SamplingParams
+
+    from thinkgate.integrations.vllm import ThinkgateLogitsProcessor
+
+    def params(**opts):
+        return SamplingParams(extra_args={"thinkgate": json.dumps({"format": "deepseek_r1", **opts})})
+
+    ThinkgateLogitsProcessor.validate_params(params(tools=WEATHER, tool_choice="required"))
+    for opts, message in (
+        ({"thinking_budget": 1.5}, "thinking_budget must be a non-negative integer"),
+        ({"parallel_tool_calls": "yes"}, "'parallel_tool_calls' must be true or false"),
+        ({"max_whitespace": -1}, "'max_whitespace' must be a non-negative integer"),
+        ({"unsupported": "lax"}, "'unsupported' must be 'error' or 'relax'"),
+        ({"tools": {"a": 1}}, "'tools' must be a list"),
+        ({"tool_choice": {"type": "function", "function": "f"}}, "tool_choice names the function None"),
+        ({"tools": WEATHER, "tool_choice": "sometimes"}, "unknown tool_choice 'sometimes'"),
+    ):
+        with pytest.raises(ValueError) as e:
+            ThinkgateLogitsProcessor.validate_params(params(**opts))
+        assert message in str(e.value)
+
+
+def test_a_parser_fault_returns_the_output_as_content(tokenizer, monkeypatch):
+    import thinkgate.integrations.vllm_parsers as plugins
+
+    def explode(*a, **k):
+        raise RuntimeError("a fault")
+
+    tool_parser = ToolParserManager.get_tool_parser("thinkgate_deepseek_r1")(tokenizer)
+    reasoning_parser = ReasoningParserManager.get_reasoning_parser("thinkgate_deepseek_r1")(tokenizer)
+    monkeypatch.setattr(plugins, "parse", explode)
+    req = SimpleNamespace(tools=None, tool_choice="auto", chat_template_kwargs={})
+    info = tool_parser.extract_tool_calls("text <｜tool▁calls▁begin｜>", req)
+    assert not info.tools_called and info.content == "text <｜tool▁calls▁begin｜>"
+    assert reasoning_parser.extract_reasoning("all of it", req) == (None, "all of it")
+    monkeypatch.setattr(plugins, "StreamParser", explode)
+    out = tool_parser.extract_tool_calls_streaming("", "", "one", [], [], [], req)
+    assert out.content == "one"
+    assert tool_parser.extract_tool_calls_streaming("", "", "two", [], [], [], req).content == "two"

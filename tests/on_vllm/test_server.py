@@ -163,7 +163,7 @@ def test_bad_schemas_are_400s_naming_the_keyword(server, client, parameters, mes
 
 def _call(client, parameters, tool_choice="required", **extra):
     r = client.chat.completions.create(
-        model=_model(client), messages=[{"role": "user", "content": "go"}], tools=_tool(parameters), tool_choice=tool_choice,
+        model=_model(client), messages=[{"role": "user", "content": "go"}], tools=_tool(parameters), tool_choice=tool_choice, parallel_tool_calls=False,
         temperature=1, seed=1, max_tokens=300, extra_body={"chat_template_kwargs": {"thinking": False}, **extra},
     )
     return r.choices[0]

@@ -377,7 +377,7 @@ def _normalize(node: Any, ctx: _Context, path: str, top: bool = False) -> Any:
             if siblings:
                 # xgrammar reads only the combinator: give each branch the siblings' constraints.
                 branches = _satisfiable_branches(
-                    out[word], ctx, f"{path}/{word}", lambda b, p: _finish(_conjoin(b, siblings, ctx, p), ctx, p)
+                    out[word], ctx, f"{path}/{word}", lambda b, p: _finish_deep(_conjoin(b, siblings, ctx, p), ctx, p)
                 )
                 out = {word: branches} | {k: v for k, v in out.items() if k in ("$defs", "definitions")}
     raw = node.get("oneOf") if isinstance(node.get("oneOf"), list) else None
@@ -560,7 +560,7 @@ def _normalize_properties(out: dict, ctx: _Context, path: str, fn) -> None:
             # JSON Schema applies every patternProperties schema whose pattern the name
             # matches as well; xgrammar reads only properties'
             for schema in _matching_patterns(out, k):
-                kept[k] = _finish(_conjoin(kept[k], schema, ctx, f"{path}/properties/{k}"), ctx, f"{path}/properties/{k}")
+                kept[k] = _finish_deep(_conjoin(kept[k], schema, ctx, f"{path}/properties/{k}"), ctx, f"{path}/properties/{k}")
         except _Unsatisfiable as e:
             if k in required:
                 ctx.never(e.path, e.what, f"{e.note}, and property {k!r} is required")
@@ -638,7 +638,7 @@ def _finish(out: dict, ctx: _Context, path: str) -> dict:
                     ctx.fail(path, f"'required' names {name!r}, which additionalProperties: false forbids")
                 # xgrammar forbids a required name that properties lacks: it gets the schema
                 # such a key has (patternProperties it matches, else additionalProperties)
-                props[name] = _finish(copy.deepcopy(_value_of_undeclared(out, name, ctx, path)), ctx, f"{path}/properties/{name}")
+                props[name] = _finish_deep(copy.deepcopy(_value_of_undeclared(out, name, ctx, path)), ctx, f"{path}/properties/{name}")
     out = _settle_types(out, ctx, path)
     if _types(out) == {"integer"}:
         _round_integer_bounds(out, ctx, path)
