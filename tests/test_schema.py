@@ -352,7 +352,7 @@ def test_all_of_merges_items_past_each_prefix(compiler):
 
 
 def test_xgrammar_faults_are_refused_with_their_place(monkeypatch):
-    import thinkgate.constraint.schema as schema_module
+    import thinkgate.constraint.schema_checks as schema_module
 
     real = xgr.Grammar.from_json_schema
 

@@ -134,3 +134,30 @@ def test_detectors_parse_through_function_call_parser(fmt):
         assert (info.begin, info.end, info.trigger) == ('[TOOL_CALLS][{"name": "get_weather", "arguments": ', "}]", "[TOOL_CALLS]")
     else:
         assert info.trigger == (fmt.tools.section_begin or fmt.tools.call_begin) and info.begin.endswith(fmt.tools.header_text("get_weather"))
+
+
+def test_a_request_whose_grammar_fails_in_the_server_ends_alone(model_dir, monkeypatch):
+    """A grammar that fails inside the server (custom_params checked it on the client, but say
+    the server's xgrammar differs) ends its own row with end-of-sequence; the row beside it is
+    constrained as usual, and nothing raises into SGLang's sampler."""
+    import thinkgate.integrations.sglang as plugin
+
+    good = custom_params("deepseek_v3_1", model_dir, TOOLS, "required")
+    broken = json.loads(custom_params("deepseek_v3_1", model_dir, TOOLS, "required")["thinkgate"])
+    broken["tools"] = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {"a": {"type": "integer", "minimum": 5, "maximum": 3}}, "required": ["a"]}}}]
+    bad = {"thinkgate": json.dumps(broken)}
+    reqs = [FakeReq("fails", [0, 5]), FakeReq("works", [0, 5]), FakeReq("no-req", [0, 5])]
+    params = [dict(bad, __req__=weakref.proxy(reqs[0])), dict(good, __req__=weakref.proxy(reqs[1])), dict(good)]
+    logits = torch.zeros(3, 129280)
+    before = logits[2].clone()
+    _sglang_step(ThinkgateLogitProcessor.to_str(), logits, params)
+    assert torch.isfinite(logits[0]).nonzero().flatten().tolist() == [1]  # only <｜end▁of▁sentence｜>
+    assert 1 < int(torch.isfinite(logits[1]).sum()) < 129280
+    assert torch.equal(logits[2], before)  # without SGLang's request it cannot be followed: untouched
+
+    def explode(*a, **k):
+        raise RuntimeError("a fault")
+
+    monkeypatch.setattr(plugin, "parse", explode)
+    result = FunctionCallParser(tools=[Tool(type="function", function=Function(name="get_weather", parameters=SCHEMAS["get_weather"]))], tool_call_parser="thinkgate_deepseek_v3_1").parse_non_stream("text")
+    assert result == ("text", [])

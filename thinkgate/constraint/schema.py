@@ -37,17 +37,20 @@ import re
 from dataclasses import dataclass
 from typing import Any, Optional
 
-import json
-
 import jsonschema
-import xgrammar as xgr
 
+from .schema_checks import MAX_SCHEMA_DEPTH, check_with_xgrammar, subschemas, too_deep
 from .schema_nodes import Node, build_nodes, resolve_ref
-
-try:
-    from re import _parser as _sre  # type: ignore[attr-defined]
-except ImportError:  # pragma: no cover - Python 3.10
-    import sre_parse as _sre  # type: ignore[no-redef]
+from .schema_patterns import (
+    FORBIDDEN_IN_PATTERN,
+    FORMATS,
+    SINGLE_REPEAT,
+    language_size,
+    optional_groups_as_ranges,
+    pattern_width,
+    searched,
+    top_alternatives,
+)
 
 log = logging.getLogger("thinkgate.constraint")
 
@@ -109,39 +112,6 @@ UNSUPPORTED = frozenset(
 # Keywords that only say how the value is used (or are not JSON Schema at all): dropped.
 # Everything neither enforced nor unsupported is treated so, as JSON Schema itself does.
 
-# String formats, as anchored patterns that admit only what the JSON Schema 2020-12 format
-# checker accepts: upper-case ``T``/``Z``, at most nine digits of fractional seconds (so a weak
-# model cannot write digits forever), no leap second, the day checked against the month and the
-# leap year. Optional parts are written ``(X|)`` (see ``optional_groups_as_ranges``).
-_YEAR = r"(000[1-9]|00[1-9][0-9]|0[1-9][0-9]{2}|[1-9][0-9]{3})"
-_LEAP_YEAR = r"([0-9]{2}(0[48]|[2468][048]|[13579][26])|(0[48]|[2468][048]|[13579][26])00)"
-_MONTH_DAY = (
-    r"((0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01])|(0[469]|11)-(0[1-9]|[12][0-9]|30)"
-    r"|02-(0[1-9]|1[0-9]|2[0-8]))"
-)
-_DATE = rf"({_YEAR}-{_MONTH_DAY}|{_LEAP_YEAR}-02-29)"
-_TIME = r"([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]([.][0-9]{1,9}|)(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])"
-_OCTET = r"(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9][0-9]|[0-9])"
-_H16 = r"[0-9a-fA-F]{1,4}"
-FORMATS: dict[str, str] = {
-    "date-time": f"^{_DATE}T{_TIME}$",
-    "date": f"^{_DATE}$",
-    "time": f"^{_TIME}$",
-    "uuid": r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
-    "ipv4": rf"^{_OCTET}([.]{_OCTET}){{3}}$",
-    "ipv6": (
-        rf"^(({_H16}:){{7}}{_H16}|({_H16}:){{1,7}}:|({_H16}:){{1,6}}:{_H16}"
-        rf"|({_H16}:){{1,5}}(:{_H16}){{1,2}}|({_H16}:){{1,4}}(:{_H16}){{1,3}}"
-        rf"|({_H16}:){{1,3}}(:{_H16}){{1,4}}|({_H16}:){{1,2}}(:{_H16}){{1,5}}"
-        rf"|{_H16}:(:{_H16}){{1,6}}|:(:{_H16}){{1,7}}|::)$"
-    ),
-    # The checker only asks for an "@"; this admits the usual local@domain.tld shapes.
-    "email": r"^[A-Za-z0-9._+-]+@[A-Za-z0-9-]+([.][A-Za-z0-9-]+)*[.][A-Za-z]{2,}$",
-    "uri": r"^https?://[A-Za-z0-9-]+([.][A-Za-z0-9-]+)*(:[0-9]{1,5}|)(/[A-Za-z0-9._~!$&'()*+,;=:@/-]*|)([?][A-Za-z0-9._~!$&'()*+,;=:@/?-]*|)$",
-}
-FORMATS["idn-email"] = FORMATS["email"]
-FORMATS["iri"] = FORMATS["uri"]
-
 _ANNOTATION_ONLY = object()
 _COMBINATORS = ("anyOf", "oneOf")
 
@@ -174,9 +144,6 @@ class _Unsatisfiable(Exception):
         self.note = note
 
 
-# How deep a schema document may nest (objects and arrays of the schema itself, about two per
-# level of the arguments): deeper ones are refused by name before anything recurses into them.
-MAX_SCHEMA_DEPTH = 128
 # Integer bounds past this magnitude are clamped (xgrammar's ranges are 64-bit); a range
 # wholly past it is refused.
 INTEGER_LIMIT = 10**18
@@ -221,9 +188,9 @@ def prepare(schema: Any, where: str, unsupported: str = "error") -> PreparedSche
         schema = {"type": "object", "properties": {}}
     if not isinstance(schema, dict):
         raise ValueError(f"{where}: parameters must be a JSON schema object, not {type(schema).__name__}")
-    too_deep = _too_deep(schema)
-    if too_deep is not None:
-        shown = too_deep if len(too_deep) <= 120 else too_deep[:60] + "…" + too_deep[-60:]
+    deep = too_deep(schema)
+    if deep is not None:
+        shown = deep if len(deep) <= 120 else deep[:60] + "…" + deep[-60:]
         raise ValueError(f"{where}: the schema nests more than {MAX_SCHEMA_DEPTH} levels deep (at {shown}); flatten it")
     try:
         jsonschema.Draft202012Validator.check_schema(schema)
@@ -245,79 +212,12 @@ def prepare(schema: Any, where: str, unsupported: str = "error") -> PreparedSche
     except ValueError as e:
         raise ValueError(str(e) if isinstance(e, _Refused) else f"{where}: {e}") from None
     xgrammar_schema = _without_lengths(normal)
-    _check_with_xgrammar(xgrammar_schema, where)
-    both = next((p for p, sub, _ in _subschemas(normal, "#", 0) if isinstance(sub, dict) and "pattern" in sub and "maxLength" in sub), None)
+    check_with_xgrammar(xgrammar_schema, where)
+    both = next((p for p, sub, _ in subschemas(normal, "#", 0) if isinstance(sub, dict) and "pattern" in sub and "maxLength" in sub), None)
     unbounded = None
     if both is not None:
         unbounded = f"{where}: 'maxLength' beside a 'pattern' at {both} cannot be enforced on a parameter's bare text; write the length into the pattern (at most {FOLD_LIMIT})"
     return PreparedSchema(xgrammar_schema, nodes, normal, unbounded)
-
-
-def _too_deep(schema: Any) -> Optional[str]:
-    """The place where ``schema`` first nests deeper than :data:`MAX_SCHEMA_DEPTH`, or None
-    (found without recursion, so that no depth can overflow the stack here)."""
-    stack: list[tuple[Any, int, str]] = [(schema, 0, "#")]
-    while stack:
-        node, depth, path = stack.pop()
-        if depth > MAX_SCHEMA_DEPTH and isinstance(node, (dict, list)):
-            return path
-        if isinstance(node, dict):
-            stack.extend((v, depth + 1, f"{path}/{k}") for k, v in node.items())
-        elif isinstance(node, list):
-            stack.extend((v, depth + 1, f"{path}/{i}") for i, v in enumerate(node))
-    return None
-
-
-def _check_with_xgrammar(schema: Any, where: str) -> None:
-    """Build xgrammar's grammar of ``schema`` (milliseconds, no tokenizer), so that a fault
-    xgrammar finds is an error naming its place here, not a failed compile in an engine step."""
-    try:
-        xgr.Grammar.from_json_schema(json.dumps(schema), any_whitespace=True, strict_mode=True, max_whitespace_cnt=8)
-    except Exception as e:  # xgrammar raises RuntimeError, and others for what it cannot read
-        path, sub, message = _locate_fault(schema, e)
-        keys = ", ".join(repr(k) for k in sub if k not in ("$defs", "definitions")) if isinstance(sub, dict) else ""
-        raise ValueError(
-            f"{where}: the schema at {path} cannot be compiled ({message})" + (f"; its keywords: {keys}" if keys else "")
-        ) from None
-
-
-def _xgrammar_message(e: BaseException) -> str:
-    text = str(e).strip().splitlines()[-1] if str(e).strip() else type(e).__name__
-    return re.sub(r"^\[[0-9:]+\] \S+:[0-9]+: ", "", text)
-
-
-def _locate_fault(schema: Any, error: BaseException) -> tuple[str, Any, str]:
-    """The deepest place whose schema alone (with the root's definitions) xgrammar refuses with
-    the same message, and that message."""
-    message = _xgrammar_message(error)
-    defs = {k: v for k, v in schema.items() if k in ("$defs", "definitions")} if isinstance(schema, dict) else {}
-    best, best_sub, depth = "#", schema, 0
-    for path, sub, d in _subschemas(schema, "#", 0):
-        if d <= depth or not isinstance(sub, dict):
-            continue
-        try:
-            xgr.Grammar.from_json_schema(json.dumps({**defs, **sub}), any_whitespace=True, strict_mode=True, max_whitespace_cnt=8)
-        except Exception as e:
-            if _xgrammar_message(e) == message:
-                best, best_sub, depth = path, sub, d
-    return best, best_sub, message
-
-
-def _subschemas(schema: Any, path: str, depth: int):
-    yield path, schema, depth
-    if not isinstance(schema, dict):
-        return
-    for key in ("properties", "patternProperties", "$defs", "definitions"):
-        if isinstance(schema.get(key), dict):
-            for k, v in schema[key].items():
-                yield from _subschemas(v, f"{path}/{key}/{k}", depth + 1)
-    for key in ("items", "additionalProperties", "propertyNames"):
-        if isinstance(schema.get(key), dict):
-            yield from _subschemas(schema[key], f"{path}/{key}", depth + 1)
-    for key in ("prefixItems", "anyOf", "oneOf", "allOf"):
-        if isinstance(schema.get(key), list):
-            for i, v in enumerate(schema[key]):
-                yield from _subschemas(v, f"{path}/{key}/{i}", depth + 1)
 
 
 def _normalize(node: Any, ctx: _Context, path: str, top: bool = False) -> Any:
@@ -396,90 +296,10 @@ def _key_pattern(pattern: str, ctx: _Context, path: str) -> str:
     """A key pattern (patternProperties, propertyNames) as the full match xgrammar reads, for the
     search JSON Schema means: ``^x`` is every key that starts with x (``^x.*``)."""
     checked = _checked_pattern(pattern, ctx, path)
-    full = "|".join(_searched(alt) for alt in _top_alternatives(checked))
-    if _language_size(full) <= FEW_KEYS:
+    full = "|".join(searched(alt) for alt in top_alternatives(checked))
+    if language_size(full) <= FEW_KEYS:
         ctx.fail(path, f"a key pattern {pattern!r} that admits only a few keys (a key is never written twice); name them in 'properties'")
     return full
-
-
-def _top_alternatives(pattern: str) -> list[str]:
-    """``pattern`` split at its top-level ``|``."""
-    parts, depth, in_class, start, i = [], 0, False, 0, 0
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "\\":
-            i += 2
-            continue
-        if in_class:
-            in_class = c != "]"
-        elif c == "[":
-            in_class = True
-        elif c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-        elif c == "|" and depth == 0:
-            parts.append(pattern[start:i])
-            start = i + 1
-        i += 1
-    return [*parts, pattern[start:]]
-
-
-def _searched(alternative: str) -> str:
-    """One alternative of a searched pattern, as a full match."""
-    head = alternative.startswith("^")
-    core = alternative[1:] if head else alternative
-    tail = core.endswith("$") and not core.endswith("\\$")
-    core = core[:-1] if tail else core
-    return ("" if head else ".*") + f"({core})" + ("" if tail else ".*")
-
-
-def _language_size(pattern: str, cap: int = 10**6) -> int:
-    """How many strings match ``pattern`` in full (at most ``cap``)."""
-    try:
-        parsed = _sre.parse(pattern)
-    except Exception:
-        return cap
-    return _size_of(parsed, cap)
-
-
-def _size_of(items: Any, cap: int) -> int:
-    total = 1
-    for op, av in items:
-        name = str(op)
-        if name == "LITERAL" or name == "AT":
-            n = 1
-        elif name == "IN":
-            n = 0
-            for kind, value in av:
-                kind = str(kind)
-                if kind == "LITERAL":
-                    n += 1
-                elif kind == "RANGE":
-                    n += value[1] - value[0] + 1
-                else:  # NEGATE, CATEGORY: many
-                    n = cap
-                    break
-        elif name == "BRANCH":
-            n = sum(_size_of(b, cap) for b in av[1])
-        elif name == "SUBPATTERN":
-            n = _size_of(av[-1], cap)
-        elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
-            lo, hi, sub = av
-            if hi >= _sre.MAXREPEAT:
-                return cap
-            one = _size_of(sub, cap)
-            n = 0
-            for k in range(lo, hi + 1):
-                n += min(one**k, cap) if one > 1 else 1
-                if n >= cap:
-                    break
-        else:  # ANY, NOT_LITERAL, CATEGORY, ...: many
-            return cap
-        total = min(total * max(n, 0), cap)
-        if total >= cap:
-            return cap
-    return total
 
 
 def _children(out: Any, ctx: _Context, path: str, fn) -> Any:
@@ -647,8 +467,6 @@ def _finish(out: dict, ctx: _Context, path: str) -> dict:
     return out
 
 
-# A pattern that is one character (a class, an escape, ``.`` or a literal) repeated.
-_SINGLE_REPEAT = re.compile(r"\^?(\[(?:\\.|[^\]\\])+\]|\\.|\.|[^\\^$.|?*+()\[\]{}])(?:(\*)|(\+)|\{(\d+)(?:(,)(\d*))?\})\$?")
 # Repeats up to this bound go into the pattern; xgrammar compiles longer ones slowly.
 FOLD_LIMIT = 1000
 
@@ -661,12 +479,12 @@ def _fold_lengths(out: dict, ctx: _Context, path: str) -> None:
     else is refused."""
     lo, hi = out.get("minLength", 0), out.get("maxLength")
     pattern = out["pattern"]
-    shortest, longest = _pattern_width(pattern)
+    shortest, longest = pattern_width(pattern)
     if shortest >= lo and (hi is None or (longest is not None and longest <= hi)):
         out.pop("minLength", None)
         out.pop("maxLength", None)
         return
-    m = _SINGLE_REPEAT.fullmatch(pattern)
+    m = SINGLE_REPEAT.fullmatch(pattern)
     if m is not None:
         atom, star, plus, a, comma, b = m.groups()
         first = 0 if star else 1 if plus else int(a)
@@ -759,21 +577,12 @@ def _empty_string(s: dict) -> Optional[str]:
     if hi is not None and lo > hi:
         return f"'minLength' {lo} is greater than 'maxLength' {hi}"
     if "pattern" in s:
-        shortest, longest = _pattern_width(s["pattern"])
+        shortest, longest = pattern_width(s["pattern"])
         if hi is not None and shortest > hi:
             return f"'pattern' {s['pattern']!r} matches nothing as short as 'maxLength' {hi}"
         if longest is not None and longest < lo:
             return f"'pattern' {s['pattern']!r} matches nothing as long as 'minLength' {lo}"
     return None
-
-
-def _pattern_width(pattern: str) -> tuple[int, Optional[int]]:
-    """The fewest and most characters a full match of ``pattern`` has (None: no bound)."""
-    try:
-        lo, hi = _sre.parse(pattern).getwidth()
-    except Exception:  # a pattern Python cannot read was refused before this
-        return 0, None
-    return lo, (None if hi >= _sre.MAXREPEAT else hi)
 
 
 def _empty_array(s: dict) -> Optional[str]:
@@ -1072,9 +881,6 @@ def _round_integer_bounds(schema: dict, ctx: _Context, path: str) -> None:
         schema["maximum"] = INTEGER_LIMIT
 
 
-_FORBIDDEN_IN_PATTERN = re.compile(r'\\[sSbBpPnrtfv0-9]|\\[xu]|"|\(\?[=!<]')
-
-
 def _checked_pattern(pattern: str, ctx: _Context, path: str) -> str:
     """A pattern xgrammar reads as written. xgrammar matches it against the raw JSON text of the
     string, so a pattern that can produce a quote, a backslash or a control character would let
@@ -1083,39 +889,12 @@ def _checked_pattern(pattern: str, ctx: _Context, path: str) -> str:
         re.compile(pattern)
     except re.error as e:
         ctx.fail(path, f"pattern {pattern!r} is not a valid regular expression ({e})")
-    bad = _FORBIDDEN_IN_PATTERN.search(pattern)
+    bad = FORBIDDEN_IN_PATTERN.search(pattern)
     if bad or "\\\\" in pattern or any(ord(c) < 0x20 for c in pattern):
         what = bad.group() if bad else "a backslash or control character"
         ctx.refuse(path, f"pattern {pattern!r} (it uses {what!r}, which xgrammar cannot match inside JSON text)")
         return "^.*$" if ctx.relax else pattern
     return optional_groups_as_ranges(pattern)
-
-
-def optional_groups_as_ranges(pattern: str) -> str:
-    """``(...)?`` written as ``(...){0,1}``, which means the same.
-
-    xgrammar 0.2.8 misreads an optional group whose last atom has a quantifier:
-    ``^1(x[0-9]{1,2})?Z$`` accepts ``15Z``. The range form is read correctly."""
-    out = []
-    i, n = 0, len(pattern)
-    in_class = False
-    while i < n:
-        c = pattern[i]
-        if c == "\\":
-            out.append(pattern[i : i + 2])
-            i += 2
-            continue
-        if in_class:
-            in_class = c != "]"
-        elif c == "[":
-            in_class = True
-        elif c == ")" and i + 1 < n and pattern[i + 1] == "?":
-            out.append("){0,1}")
-            i += 2
-            continue
-        out.append(c)
-        i += 1
-    return "".join(out)
 
 
 def _without_lengths(schema: Any) -> Any:
