@@ -20,7 +20,7 @@ from thinkgate.constraint import ReasonerGrammar
 NAMES = ["a", "b", "city", "n", "ключ", "名前", "emoji_😀", "two words", 'q"uote', "sl/ash", "back\\slash", "x" * 40]
 SIZES = [0, 1, 2, 3, 5, 129, 200, 10**4, 10**6]  # lengths and counts: 128 is the longest DeepSeek token
 INTEGERS = [-(10**20), -5, -1, 0, 1, 1.5, 1.7, 2, 5, 6, 10**15, 10**20]
-NUMBERS = [-1e6, -2.5, -1, 0, 0.5, 1, 1.25, 5, 5.5, 6, 1e15]
+NUMBERS = [-1e20, -1e6, -2.5, -1, 0, 0.5, 1, 1.25, 5, 5.5, 6, 1e15, 1e20]
 PATTERNS = ["^[a-z]+$", "^[0-9]{2,4}$", "^(ab|cd)*$", r"^1(x[0-9]{1,2})?Z$", "^[A-Z]{3}$", "^.{0,5}$", "abc"]
 REFUSED_PATTERNS = [r"^\s+$", r"^(?=a)a$", "^(a$"]
 FORMATS = ["date-time", "date", "time", "uuid", "ipv4", "ipv6", "email", "uri"]

@@ -248,6 +248,7 @@ def _required(schema):
         ({"anyOf": [{"type": "integer", "minimum": 3, "maximum": 1}, False]}, "no branch that some value satisfies"),
         ({"$ref": "#/$defs/never"}, "$ref '#/$defs/never' to a schema that no value can satisfy"),
         ({"type": "integer", "minimum": 10**19}, "integer bounds past ±10^18"),
+        ({"exclusiveMaximum": -(10**20)}, "number bounds past ±10^15 ('exclusiveMaximum' -100000000000000000000)"),
         ({"type": "string", "format": "email", "maxLength": 64}, "'format' 'email' together with 'maxLength'"),
     ],
 )
@@ -303,6 +304,8 @@ def test_bounds_of_any_size_compile(compiler):
     out = prepare(schema, "tool 't'")
     assert out.nodes.child("s", 0).max_len == 10**6
     assert out.xgrammar_schema["properties"]["big"] == {"type": "integer", "minimum": -(10**18), "maximum": 10**18}
+    wide = prepare(_required({"type": "number", "exclusiveMinimum": -1e20, "maximum": 1e300}), "t").xgrammar_schema["properties"]["a"]
+    assert wide == {"type": "number", "minimum": -(10**15), "maximum": 10**15}  # doubles hold integers to 2^53
     assert out.xgrammar_schema["properties"]["m"]["additionalProperties"] is True  # JSON Schema's default
     compiler.compile_json_schema(out.xgrammar_schema)
 
@@ -332,6 +335,11 @@ def test_pattern_properties_mean_what_json_schema_means(compiler):
     out = prepare(schema, "tool 't'").xgrammar_schema
     assert out["properties"]["xa"] == {"minimum": 3, "type": "integer"}  # the pattern's schema applies too
     assert agrees(compiler, schema, [{"xa": 4, "xyz": 1}, {"xa": 2}, {"xa": 4, "xb": "s"}, {"xa": 4, "y": 1}]) == [{"xa": 4, "xyz": 1}]
+    # a pattern whose schema no value satisfies takes the properties it matches with it
+    never = {"type": "object", "properties": {"xa": {"type": "string"}, "b": {"type": "string"}}, "patternProperties": {"^x": {"type": "boolean", "enum": ["True"]}}}
+    assert set(prepare(never, "t").xgrammar_schema["properties"]) == {"b"}
+    with pytest.raises(ValueError, match="property 'xa' is required"):
+        prepare(dict(never, required=["xa"]), "t")
     with pytest.raises(ValueError, match="admits only a few keys"):
         prepare({"type": "object", "patternProperties": {"^(a|b)$": {}}}, "tool 't'")
     required = {"type": "object", "required": ["a"], "additionalProperties": {"type": "string", "maxLength": 2}}

@@ -67,3 +67,37 @@ def test_command_line_with_the_vllm_engine(tiny_model, tmp_path):
     assert [r["id"] for r in results] == ["weather-1", "alarm-1", "chat-1"]
     assert results[0]["choices"][0]["finish_reason"] == "tool_calls"
     assert _validate(results[0]["choices"][0]["message"]) == 1
+
+
+def test_admission_compiles_the_grammar_the_engine_step_reads(llm):
+    """In-process (the offline LLM here), admission compiles each request's grammar with the
+    engine processor's own tokenizer: the engine step finds it and compiles nothing."""
+    from thinkgate.constraint import grammar_cache
+    from thinkgate.integrations.vllm import _in_process_engine
+
+    engine = _in_process_engine()
+    assert engine is not None
+    cache = grammar_cache(engine.tokenizer, engine.vocab_size)
+    fresh = [{"type": "function", "function": {"name": "admitted_once", "parameters": {"type": "object", "properties": {"n": {"type": "integer", "minimum": 0, "maximum": 9}}, "required": ["n"]}}}]
+    misses, hits = cache.misses, cache.hits
+    [result] = generate_chat(llm, [ChatRequest(messages=[{"role": "user", "content": "n?"}], tools=fresh, tool_choice="required", thinking=False, max_tokens=40, seed=0)], format="deepseek_v3_1")
+    assert result["choices"][0]["finish_reason"] == "tool_calls"
+    assert cache.misses == misses + 1 and cache.hits > hits  # compiled once, at admission
+
+
+def test_a_request_the_grammar_ended_says_error(llm, monkeypatch):
+    """A fault inside the engine's processor ends that request (finish_reason "error" with the
+    reason, read again from its tokens), and the other requests of the batch finish as usual."""
+    from thinkgate.constraint.guard import ArgumentsGuard
+
+    def explode(self, row):
+        raise IndexError("a fault in the guard")
+
+    monkeypatch.setattr(ArgumentsGuard, "restrict", explode)
+    requests = [
+        ChatRequest(messages=[{"role": "user", "content": "weather"}], tools=TOOLS, tool_choice="required", thinking=False, max_tokens=60, seed=0),
+        ChatRequest(messages=[{"role": "user", "content": "chat"}], tools=TOOLS, tool_choice="none", thinking=False, max_tokens=8, seed=0),
+    ]
+    broken, plain = (r["choices"][0] for r in generate_chat(llm, requests, format="deepseek_v3_1"))
+    assert broken["finish_reason"] == "error" and broken["error"]["type"] == "constraint_error"
+    assert plain["finish_reason"] == "length"

@@ -11,7 +11,7 @@ import threading
 from collections import OrderedDict
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import xgrammar as xgr
 
@@ -115,15 +115,8 @@ class GrammarCache:
     def _compile(self, fmt, tools, tool_choice, parallel, max_whitespace, unsupported) -> ToolGrammar:
         vocab = self.vocab
         ids = {m: vocab.token_id(m) for m in fmt.markers}
+        check_markers(fmt, ids.get)
         msgs = fmt.tools.messages
-        # harmony's open marker is a channel header, several tokens; every other marker is one
-        pieces = () if msgs is not None else (fmt.reasoning.open,)
-        missing = [m for m in (*pieces, fmt.reasoning.close, *fmt.tools.markers, *fmt.stops) if m and ids[m] is None]
-        if missing:
-            raise ValueError(
-                f"the tokenizer has no single token for {', '.join(map(repr, missing))}, "
-                f"which format {fmt.name!r} needs as markers"
-            )
         spec = build_spec(
             fmt,
             tools,
@@ -155,6 +148,19 @@ class GrammarCache:
             call_end=None if fmt.tools.call_end in fmt.stops else ids.get(fmt.tools.call_end),
             close_tail=_encode(vocab, msgs.start + msgs.role) if msgs is not None else (),
             reopen=msgs is not None,
+        )
+
+
+def check_markers(fmt: ChatFormat, token_id: Callable[[str], Optional[int]]) -> None:
+    """That the tokenizer (``token_id``: a marker's single token, or None) has every marker the
+    format's grammar matches as a token; a ``ValueError`` naming those it lacks."""
+    # harmony's open marker is a channel header, several tokens; every other marker is one
+    pieces = () if fmt.tools.messages is not None else (fmt.reasoning.open,)
+    missing = [m for m in (*pieces, fmt.reasoning.close, *fmt.tools.markers, *fmt.stops) if m and token_id(m) is None]
+    if missing:
+        raise ValueError(
+            f"the tokenizer has no single token for {', '.join(map(repr, missing))}, "
+            f"which format {fmt.name!r} needs as markers"
         )
 
 

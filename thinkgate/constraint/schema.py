@@ -315,9 +315,11 @@ def _children(out: Any, ctx: _Context, path: str, fn) -> Any:
             try:
                 kept[k] = fn(v, ctx, f"{path}/patternProperties/{k}")
             except _Unsatisfiable as e:
-                # The keys it matches cannot be written; they stay out only if nothing else admits them.
+                # The keys it matches cannot be written; they stay out only if nothing else
+                # admits them. Kept as false until the properties it matches are read.
                 if out.get("additionalProperties", False) is not False:
                     ctx.fail(f"{path}/patternProperties/{k}", f"a patternProperties schema that no value can satisfy ({e.what}), whose keys additionalProperties would still admit")
+                kept[k] = False
         out["patternProperties"] = kept
     if isinstance(out.get("properties"), dict):
         _normalize_properties(out, ctx, path, fn)
@@ -376,11 +378,12 @@ def _normalize_properties(out: dict, ctx: _Context, path: str, fn) -> None:
     kept, never = {}, []
     for k, v in out["properties"].items():
         try:
-            kept[k] = fn(v, ctx, f"{path}/properties/{k}")
+            value = fn(v, ctx, f"{path}/properties/{k}")
             # JSON Schema applies every patternProperties schema whose pattern the name
             # matches as well; xgrammar reads only properties'
             for schema in _matching_patterns(out, k):
-                kept[k] = _finish_deep(_conjoin(kept[k], schema, ctx, f"{path}/properties/{k}"), ctx, f"{path}/properties/{k}")
+                value = _finish_deep(_conjoin(value, schema, ctx, f"{path}/properties/{k}"), ctx, f"{path}/properties/{k}")
+            kept[k] = value
         except _Unsatisfiable as e:
             if k in required:
                 ctx.never(e.path, e.what, f"{e.note}, and property {k!r} is required")
@@ -390,7 +393,7 @@ def _normalize_properties(out: dict, ctx: _Context, path: str, fn) -> None:
         # xgrammar writes no key that properties and patternProperties lack while
         # additionalProperties is absent or false: only then does the key stay out.
         patterns = out.get("patternProperties") or {}
-        if out.get("additionalProperties", False) is not False or any(re.search(p, k) for p in patterns):
+        if out.get("additionalProperties", False) is not False or any(v is not False and re.fullmatch(p, k) for p, v in patterns.items()):
             ctx.fail(f"{path}/properties/{k}", f"optional property {k!r} can take no value ({e.what}), but additionalProperties or patternProperties would let it be written")
         log.warning("%s: optional property %r at %s/properties/%s can take no value (%s): it is never written", ctx.where, k, path, k, e.what)
 
@@ -459,9 +462,14 @@ def _finish(out: dict, ctx: _Context, path: str) -> dict:
                 # xgrammar forbids a required name that properties lacks: it gets the schema
                 # such a key has (patternProperties it matches, else additionalProperties)
                 props[name] = _finish_deep(copy.deepcopy(_value_of_undeclared(out, name, ctx, path)), ctx, f"{path}/properties/{name}")
+    if isinstance(out.get("patternProperties"), dict) and False in out["patternProperties"].values():
+        # read by properties and required above; xgrammar takes no false schema
+        out["patternProperties"] = {k: v for k, v in out["patternProperties"].items() if v is not False}
     out = _settle_types(out, ctx, path)
     if _types(out) == {"integer"}:
         _round_integer_bounds(out, ctx, path)
+    elif "number" in (_types(out) or ()):
+        _clamp_number_bounds(out, ctx, path)
     if "pattern" in out and ("minLength" in out or "maxLength" in out):
         _fold_lengths(out, ctx, path)
     return out
@@ -860,6 +868,27 @@ def _json_type(v: Any) -> str:
     if isinstance(v, str):
         return "string"
     return "array" if isinstance(v, list) else "object"
+
+
+# Number bounds past this magnitude are clamped (xgrammar compares them as doubles, which
+# hold every integer only up to 2^53); a range wholly past it is refused.
+NUMBER_LIMIT = 10**15
+
+
+def _clamp_number_bounds(schema: dict, ctx: _Context, path: str) -> None:
+    lows = [schema[k] for k in ("minimum", "exclusiveMinimum") if k in schema]
+    highs = [schema[k] for k in ("maximum", "exclusiveMaximum") if k in schema]
+    if any(v >= NUMBER_LIMIT for v in lows) or any(v <= -NUMBER_LIMIT for v in highs):
+        bounds = ", ".join(f"{k!r} {schema[k]}" for k in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum") if k in schema)
+        ctx.fail(path, f"number bounds past ±10^15 ({bounds}) cannot be enforced exactly")
+    for key in ("minimum", "exclusiveMinimum"):
+        if key in schema and schema[key] < -NUMBER_LIMIT:
+            del schema[key]
+            schema["minimum"] = max(schema.get("minimum", -NUMBER_LIMIT), -NUMBER_LIMIT)
+    for key in ("maximum", "exclusiveMaximum"):
+        if key in schema and schema[key] > NUMBER_LIMIT:
+            del schema[key]
+            schema["maximum"] = min(schema.get("maximum", NUMBER_LIMIT), NUMBER_LIMIT)
 
 
 def _round_integer_bounds(schema: dict, ctx: _Context, path: str) -> None:

@@ -20,16 +20,18 @@ import logging
 import os
 import threading
 import weakref
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Optional
 
 import torch
 
 from ..constraint import BatchMasker, ReasonerGrammar, compile_tool_grammar
-from ..constraint.compiled import check_tag
+from ..constraint.compiled import check_markers, check_tag
 from ..constraint.reasoner import FailedRequest
 from ..constraint.structural_tag import build_spec
 from ..formats import get_format
+from ..parsing.thinking import single_token_id
 
 try:  # vLLM is an optional dependency: without it this module still imports, for its helpers
     from vllm.v1.sample.logits_processor import BatchUpdate, MoveDirectionality
@@ -134,36 +136,49 @@ def _checked(options_json: str) -> None:
 
 def check_options(opts: RequestOptions, tokenizer: Any = None) -> None:
     """Everything about a request that can be known before generation, so that a bad request
-    fails at admission with a ``ValueError`` naming its problem and the engine step never
-    compiles a grammar that could fail. Without a tokenizer: tools, schemas, tool_choice and
-    xgrammar's grammar for them (cached by the options). With one: the grammar compiled for it,
-    into the cache a logits processor of this process reads (see :func:`admit`)."""
-    if tokenizer is not None:
-        admit(opts, tokenizer)
-        return
+    fails at admission with a ``ValueError`` naming its problem: tools, schemas, tool_choice and
+    xgrammar's grammar for them (without a tokenizer, cached by the options); with the
+    tokenizer, that it has the format's markers. Then :func:`admit` starts the compile the
+    engine step will read."""
     _checked(opts.to_json())
+    if tokenizer is not None:
+        check_markers(get_format(opts.format), lambda m: single_token_id(tokenizer, m))
+        admit(opts)
 
 
-def admit(opts: RequestOptions, tokenizer: Any) -> None:
-    """Compile (or find cached) the grammar of an admitted request. Where a logits processor of
-    this process serves the engine (vLLM in-process, ``VLLM_ENABLE_V1_MULTIPROCESSING=0``, and
-    the offline ``LLM``), it is compiled with that processor's tokenizer and vocabulary size, so
-    that the engine step finds it cached; otherwise with ``tokenizer``, as a check."""
+_COMPILER: Optional[ThreadPoolExecutor] = None
+
+
+def admit(opts: RequestOptions) -> Optional[Future]:
+    """Where a logits processor of this process serves the engine (vLLM in-process,
+    ``VLLM_ENABLE_V1_MULTIPROCESSING=0``, and an offline ``LLM`` so configured), compile the
+    request's grammar now, in the background with that processor's tokenizer and vocabulary
+    size: the engine step finds it cached, or waits for the compile already under way
+    (xgrammar's compile lets go of the GIL, so the server's event loop goes on meanwhile).
+    With the engine in another process there is nothing to warm here: it compiles on its own."""
+    global _COMPILER
     engine = _in_process_engine()
-    if engine is not None:
-        tokenizer, size = engine.tokenizer, engine.vocab_size
-    else:
-        size = None
-    compile_tool_grammar(
-        tokenizer,
-        opts.format,
-        opts.tools,
-        opts.tool_choice,
-        opts.parallel_tool_calls,
-        vocab_size=size,
-        max_whitespace=opts.max_whitespace,
-        unsupported=opts.unsupported,
-    )
+    if engine is None:
+        return None
+    if _COMPILER is None:
+        _COMPILER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="thinkgate-compile")
+    return _COMPILER.submit(_warm, opts, engine)
+
+
+def _warm(opts: RequestOptions, engine: "ThinkgateLogitsProcessor") -> None:
+    try:
+        compile_tool_grammar(
+            engine.tokenizer,
+            opts.format,
+            opts.tools,
+            opts.tool_choice,
+            opts.parallel_tool_calls,
+            vocab_size=engine.vocab_size,
+            max_whitespace=opts.max_whitespace,
+            unsupported=opts.unsupported,
+        )
+    except Exception as e:  # the engine step meets it again, and ends that request alone
+        log.warning("thinkgate: compiling an admitted request's grammar failed: %s", e)
 
 
 def _in_process_engine() -> Optional["ThinkgateLogitsProcessor"]:
@@ -241,9 +256,11 @@ class ThinkgateLogitsProcessor(_V1, _V2):  # type: ignore[misc]
     @property
     def tokenizer(self) -> Any:
         if self._tokenizer is None:
-            self._tokenizer = _tokenizer(self._config)
-            self.vocab_size = max(self._config.model_config.get_vocab_size(), len(self._tokenizer))
+            # set last: another thread (admission's compile) may read it meanwhile
+            tok = _tokenizer(self._config)
+            self.vocab_size = max(self._config.model_config.get_vocab_size(), len(tok))
             self._masker = BatchMasker(self.vocab_size)
+            self._tokenizer = tok
         return self._tokenizer
 
     # ------------------------------------------------------------------ both
