@@ -1,7 +1,8 @@
 """Guaranteed validity (design.md invariant 1): seeded random-logit sampling under the grammar,
 with the real DeepSeek tokenizer, parses into calls whose arguments validate.
 
-Default run: 25 samples per format × tool_choice × thinking. ``python -m pytest -m slow -s
+Default run: 12 samples per format × tool_choice × thinking (the whole suite keeps within
+ten minutes). ``python -m pytest -m slow -s
 tests/test_constraint_sampling.py`` runs 2,000 per format × tool_choice and prints the table
 (``THINKGATE_SAMPLES`` changes the count)."""
 
@@ -170,10 +171,10 @@ def check(tokenizer, fmt, choice, thinking, samples):
 @pytest.mark.parametrize(("fmt", "thinking"), FORMAT_THINKING)
 def test_sampled_outputs_are_valid_calls(tokenizer_for, fmt, choice, thinking):
     tokenizer = tokenizer_for(fmt)
-    samples = sample_batch(tokenizer, fmt, choice, thinking, n=25, seed=zlib.crc32(f"{fmt}-{choice}-{thinking}".encode()))
+    samples = sample_batch(tokenizer, fmt, choice, thinking, n=12, seed=zlib.crc32(f"{fmt}-{choice}-{thinking}".encode()))
     verdicts = check(tokenizer, fmt, choice, thinking, samples)
     assert set(verdicts) <= {"valid", "unterminated"}, verdicts
-    assert verdicts["valid"] >= 23, verdicts  # a random walk may still be writing at MAX_TOKENS
+    assert verdicts["valid"] >= 11, verdicts  # a random walk may still be writing at MAX_TOKENS
 
 
 @pytest.mark.slow

@@ -123,7 +123,11 @@ class ThinkgateReasoningParser(ReasoningParser):
         return self.format.reasoning.close
 
     def adjust_initial_state_from_prompt(self, prompt_token_ids: Sequence[int]) -> None:
-        self._thinking = thinking_from_prompt(prompt_token_ids, self.model_tokenizer, self.format)
+        try:
+            self._thinking = thinking_from_prompt(prompt_token_ids, self.model_tokenizer, self.format)
+        except Exception:  # never the server's 500: the request's own template flag decides
+            log.exception("thinkgate: reading the prompt's thinking stage failed")
+            self._thinking = None
 
     def is_reasoning_end(self, input_ids: Sequence[int]) -> bool:
         # The last marker decides: a conversation's history holds earlier </think>s, and a
