@@ -176,6 +176,11 @@ class _Context:
         raise _Unsatisfiable(path, what, note)
 
 
+_META = jsonschema.Draft202012Validator(
+    jsonschema.Draft202012Validator.META_SCHEMA, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
+)
+
+
 def prepare(schema: Any, where: str, unsupported: str = "error") -> PreparedSchema:
     """Check ``schema`` and split it into what xgrammar enforces and what the guard enforces.
 
@@ -192,9 +197,12 @@ def prepare(schema: Any, where: str, unsupported: str = "error") -> PreparedSche
     if deep is not None:
         shown = deep if len(deep) <= 120 else deep[:60] + "…" + deep[-60:]
         raise ValueError(f"{where}: the schema nests more than {MAX_SCHEMA_DEPTH} levels deep (at {shown}); flatten it")
-    try:
-        jsonschema.Draft202012Validator.check_schema(schema)
-    except jsonschema.SchemaError as e:
+    # Every error of the schema against the metaschema, and the first by place: the one
+    # check_schema raises depends on the process's hash seed (a server and its client named
+    # different places for one schema).
+    errors = sorted(_META.iter_errors(schema), key=lambda e: ([str(p) for p in e.absolute_path], e.message))
+    if errors:
+        e = errors[0]
         path = "/".join(["#", *(str(p) for p in e.absolute_path)])
         raise ValueError(f"{where}: invalid JSON schema at {path}: {e.message}") from None
     if "type" in schema and schema["type"] != "object":
