@@ -197,11 +197,11 @@ def tool(parameters, name: str = "f") -> list[dict]:
 
 
 class Walker:
-    __slots__ = ("tokenizer", "size", "short", "bitmask")
-
     """Random walks under a compiled grammar with one tokenizer: each step is a uniformly random
     allowed token, or (half the time) a random allowed token of one or two bytes, which closes
     strings and containers soon enough for a walk to end."""
+
+    __slots__ = ("tokenizer", "size", "short", "bitmask", "format")
 
     def __repr__(self) -> str:
         return "Walker()"

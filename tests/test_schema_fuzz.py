@@ -22,14 +22,23 @@ from schema_fuzz import Walker, refusal_is_named, tool, tool_schemas
 from thinkgate.constraint import compile_tool_grammar
 from thinkgate.constraint.vocabulary import vocabulary_for
 
-FORMAT = "deepseek_v3_1"
 CHECKER = jsonschema.Draft202012Validator.FORMAT_CHECKER
 STATS: Counter = Counter()
 
 
-@pytest.fixture(scope="module")
-def walker(tokenizer):
-    return Walker(tokenizer, vocabulary_for(tokenizer))
+# JSON arguments after a header (DeepSeek V3.1, the DeepSeek tokenizer) and inside a call
+# object whose name picks the schema (Qwen3, the Qwen tokenizer; the guard follows the object).
+LAYOUTS = {"deepseek_v3_1": "tokenizer", "qwen3": "qwen_tokenizer"}
+if os.environ.get("THINKGATE_FUZZ_XML"):  # parameters (xgrammar's XML styles): compiles take longer
+    LAYOUTS.update(qwen3_coder="qwen_tokenizer", glm45="glm_tokenizer")
+
+
+@pytest.fixture(scope="module", params=list(LAYOUTS))
+def walker(request):
+    tokenizer = request.getfixturevalue(LAYOUTS[request.param])
+    w = Walker(tokenizer, vocabulary_for(tokenizer))
+    w.format = request.param
+    return w
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -45,7 +54,7 @@ def check(walker, parameters, seed, walks=2):
     tools = tool(parameters)
     STATS["schemas"] += 1
     try:
-        grammar = compile_tool_grammar(tokenizer, FORMAT, tools, "required", parallel_tool_calls=False)
+        grammar = compile_tool_grammar(tokenizer, walker.format, tools, "required", parallel_tool_calls=False)
     except ValueError as e:
         assert refusal_is_named(str(e)), str(e)
         STATS["refused"] += 1
@@ -59,7 +68,7 @@ def check(walker, parameters, seed, walks=2):
         if not g.is_terminated():
             STATS["walks unterminated"] += 1
             continue
-        m = walker.arguments(FORMAT, ids, tools)
+        m = walker.arguments(walker.format, ids, tools)
         assert len(m.tool_calls) == 1 and not m.invalid_tool_calls, (parameters, m)
         args = json.loads(m.tool_calls[0].arguments)
         assert isinstance(args, dict)

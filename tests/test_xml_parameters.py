@@ -3,6 +3,7 @@ its bare text. The parser types each value by the tool's schema; the grammar is 
 style for the format, the schema's bounds included."""
 
 import json
+import re
 import zlib
 
 import jsonschema
@@ -198,3 +199,22 @@ def _allowed(g, token_id, vocab_size):
     bitmask = xgr.allocate_token_bitmask(1, vocab_size)
     g.fill_bitmask(bitmask, 0)
     return bool((int(bitmask[0, token_id >> 5]) >> (token_id & 31)) & 1)
+
+
+def test_every_key_the_grammar_writes_is_a_name_the_parser_reads():
+    """A parameter's name is text between markers: a declared name the parser would refuse
+    (a space, a quote, '=') is refused up front, and free keys get identifier names (xgrammar
+    otherwise wrote any characters, or names past the parser's 256)."""
+    from thinkgate.constraint.structural_tag import build_spec
+
+    spaced = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {"two words": {"type": "string"}}}}}]
+    build_spec("deepseek_v3_1", spaced, "required")  # JSON keys may be anything
+    for fmt in XML_FORMATS:
+        with pytest.raises(ValueError, match=re.escape("the property name 'two words' at #/properties/two words cannot be a parameter's name")):
+            build_spec(fmt, spaced, "required")
+        free = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "additionalProperties": {"type": "boolean"}}}}]
+        tag = json.dumps(build_spec(fmt, free, "required").tag.model_dump())
+        assert fmt.tools.xml.free_name_pattern.replace("\\", "\\\\") in tag
+        pattern = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "patternProperties": {"^x": {"type": "integer"}}}}}]
+        with pytest.raises(ValueError, match="'patternProperties' at # cannot be enforced on parameter names"):
+            build_spec(fmt, pattern, "required")

@@ -213,6 +213,28 @@ class _Markers:
         return out
 
 
+def parameters_schema(spec: ToolSpec, xml: Any, format_name: str) -> Any:
+    """A tool's schema for arguments written as parameters: every key the grammar can write must
+    be a name the parser reads. Declared names are checked; free keys get identifier names."""
+    schema = spec.schema.bounded_schema
+    if not isinstance(schema, dict):
+        return schema
+    where = f"tool {spec.name!r}"
+    unreadable = [k for k in schema.get("properties", {}) if not xml.readable_name(k)]
+    if unreadable:
+        raise ValueError(
+            f"{where}: the property name {unreadable[0]!r} at #/properties/{unreadable[0]} cannot be a parameter's "
+            f"name in format {format_name!r} (a name matches {xml.name_pattern}, at most {xml.name_length} characters)"
+        )
+    free = schema.get("additionalProperties", False) is not False
+    if schema.get("patternProperties") or (free and "propertyNames" in schema):
+        keyword = "patternProperties" if schema.get("patternProperties") else "propertyNames"
+        raise ValueError(f"{where}: {keyword!r} at # cannot be enforced on parameter names in format {format_name!r}; declare the parameters in 'properties'")
+    if free:
+        schema = {**schema, "propertyNames": {"pattern": xml.free_name_pattern}}
+    return schema
+
+
 def call_object_schema(t: Any, spec: ToolSpec) -> dict:
     """json_object layout: the schema of the whole call object, the name a constant and the
     arguments the tool's schema (its ``$defs`` lifted to the new root, its references moved)."""
@@ -288,7 +310,7 @@ def build_spec(
         if t.xml is not None:
             if spec.schema.unbounded_in_parameters:
                 raise ValueError(spec.schema.unbounded_in_parameters)
-            arguments = JSONSchemaFormat(json_schema=spec.schema.bounded_schema, style=t.xml.style, max_whitespace_cnt=max_whitespace)
+            arguments = JSONSchemaFormat(json_schema=parameters_schema(spec, t.xml, fmt.name), style=t.xml.style, max_whitespace_cnt=max_whitespace)
         else:
             arguments = JSONSchemaFormat(json_schema=spec.schema.xgrammar_schema, max_whitespace_cnt=max_whitespace)
         return _seq(

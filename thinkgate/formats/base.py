@@ -128,6 +128,19 @@ class XmlArguments:
     value_open: str = ""
     between: str = ""
     padding: str = ""
+    # What a parameter's name may be (the parser reads no other; a schema with another
+    # property name is refused for these formats), and how long.
+    name_pattern: str = r"[^\s<>\"'/=]+"
+    name_length: int = 256
+
+    def readable_name(self, name: str) -> bool:
+        return len(name) <= self.name_length and re.fullmatch(self.name_pattern, name) is not None
+
+    @property
+    def free_name_pattern(self) -> str:
+        """The names a grammar gives keys the schema does not declare (``additionalProperties``):
+        identifiers, as xgrammar's XML styles write them, no longer than a readable name."""
+        return f"^[A-Za-z_][A-Za-z0-9_]{{0,{self.name_length - 1}}}$"
 
     @property
     def markers(self) -> tuple[str, ...]:

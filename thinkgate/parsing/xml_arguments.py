@@ -22,9 +22,7 @@ from typing import Any, Optional
 
 from ..formats.base import XmlArguments
 
-_MAX_KEY = 256
 _SPACE_RUN = re.compile(r"[ \t\r\n]*")
-_KEY = re.compile(r"[^\s<>\"'/=]+\Z")
 
 # States
 BETWEEN, KEY, BEFORE_VALUE, VALUE, DONE, FAILED = range(6)
@@ -87,15 +85,15 @@ class XmlArgumentsScanner:
                 k = buf.find(xml.key_close, pos, end)
                 stop = end if k < 0 else k
                 self._text += buf[pos:stop]
-                if len(self._text) > _MAX_KEY:
-                    return self._fail(f"a parameter name longer than {_MAX_KEY} characters", pos)
+                if len(self._text) > xml.name_length:
+                    return self._fail(f"a parameter name longer than {xml.name_length} characters", pos)
                 if k < 0:
                     # the closing text may have begun: leave its start unread
                     keep = _partial_suffix(buf, pos, end, xml.key_close)
                     self._text = self._text[: len(self._text) - keep] if keep else self._text
                     return end - keep
                 key = self._text
-                if not _KEY.match(key):
+                if not xml.readable_name(key):
                     return self._fail(f"invalid parameter name {key!r}", pos)
                 if key in self._keys:
                     return self._fail(f"the parameter {key!r} is given twice", pos)
