@@ -21,7 +21,7 @@ import time
 
 from thinkgate import StreamParser
 from thinkgate.formats import ChatFormat, get_format
-from thinkgate.parsing.thinking import marker_token_ids
+from thinkgate.formats.tokens import marker_token_ids
 
 LENGTHS = (10_000, 20_000, 40_000, 80_000)
 TOKENS_PER_DELTA = 4

@@ -25,8 +25,8 @@ from thinkgate.formats import (
     QWEN3_CODER,
     ChatFormat,
     ReasoningFormat,
-    detect,
 )
+from thinkgate import detect
 from thinkgate.formats.templates import chat_template
 
 # DeepSeek-R1 (the January 2025 template): the prompt ends in "<｜Assistant｜><think>\n"; the first
@@ -441,7 +441,7 @@ def test_the_thinking_toggle_is_read_by_its_keyword():
 
 
 def _toggle_of(template):
-    from thinkgate.formats.detection import _renderer, _toggle, _TOGGLES, _user_turn
+    from thinkgate.detection import _renderer, _toggle, _TOGGLES, _user_turn
 
     render = _renderer(template, {"bos_token": "", "eos_token": ""})
     prompts = {t: render(_user_turn(), add_generation_prompt=True, **kw) for t, kw in _TOGGLES.items()}

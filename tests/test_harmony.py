@@ -301,7 +301,7 @@ def test_reasoning_only_hands_the_rest_over_as_written():
 
 
 def test_where_reasoning_ends_in_token_ids(harmony_tokenizer):
-    from thinkgate.parsing.thinking import AnalysisIds
+    from thinkgate.formats.tokens import AnalysisIds
 
     tok = harmony_tokenizer
     ids = AnalysisIds("gpt_oss", tok)

@@ -2,7 +2,6 @@
 
 from .formats import ChatFormat, get_format
 from .parsing import (
-    AGUIRenderer,
     Message,
     StreamParser,
     ToolCall,
@@ -12,12 +11,27 @@ from .parsing import (
 
 __version__ = "0.1.0"
 
+
+def __getattr__(name: str):
+    # Imported on first use: AG-UI's event models and template detection are not needed to parse.
+    if name == "AGUIRenderer":
+        from .parsing.agui import AGUIRenderer
+
+        return AGUIRenderer
+    if name == "detect":
+        from .detection import detect
+
+        return detect
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __all__ = [
     "AGUIRenderer",
     "ChatFormat",
     "Message",
     "StreamParser",
     "ToolCall",
+    "detect",
     "get_format",
     "parse",
     "thinking_from_prompt",

@@ -187,7 +187,7 @@ def _template_source(path: str) -> object:
 
 
 def cmd_detect(args: argparse.Namespace) -> int:
-    from .formats import detect
+    from .detection import detect
 
     try:
         fmt = detect(_template_source(args.template))

@@ -1,14 +1,120 @@
-"""Request and response shapes shared by the integrations and the command line (OpenAI chat)."""
+"""Request and response shapes shared by the integrations and the command line (OpenAI chat),
+and the thinkgate options a request carries to an engine, checked the same way in every engine."""
 
 from __future__ import annotations
 
+import functools
+import json
+import os
 import time
 import uuid
+from dataclasses import dataclass
 from typing import Any, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from .formats import get_format
+from .formats.tokens import single_token_id
 from .parsing import Message
+
+OPTION_KEY = "thinkgate"
+_OPTION_FIELDS = ("format", "tools", "tool_choice", "parallel_tool_calls", "thinking", "thinking_budget", "max_whitespace", "unsupported")
+# The server-wide default of ``unsupported`` (a request's own option wins): "error" refuses a
+# schema keyword thinkgate cannot enforce, "relax" drops it with a warning.
+UNSUPPORTED_ENV = "THINKGATE_UNSUPPORTED"
+
+
+def default_unsupported() -> str:
+    value = os.environ.get(UNSUPPORTED_ENV, "error")
+    if value not in ("error", "relax"):
+        raise ValueError(f"the environment variable {UNSUPPORTED_ENV} must be 'error' or 'relax', not {value!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class RequestOptions:
+    """A request's thinkgate options, as every engine's glue reads them (see :func:`request_options`)."""
+
+    format: str
+    tools: Optional[list] = None
+    tool_choice: Any = "auto"
+    parallel_tool_calls: bool = True
+    thinking: Any = None
+    thinking_budget: Optional[int] = None
+    max_whitespace: Optional[int] = 8
+    unsupported: str = "error"
+
+    def to_json(self) -> str:
+        return json.dumps({k: getattr(self, k) for k in _OPTION_FIELDS}, ensure_ascii=False)
+
+
+def check_budget(value: Any, name: str = "thinking_budget") -> Optional[int]:
+    """A thinking budget as a request gives it: a non-negative integer (or its digits), or None."""
+    if value is None:
+        return None
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{name} must be a non-negative integer, not {value!r}")
+    return value
+
+
+def request_options(extra_args: Optional[dict]) -> Optional[RequestOptions]:
+    """The thinkgate options of a request (``None`` if it did not opt in). Errors name the option."""
+    if not extra_args or OPTION_KEY not in extra_args:
+        return None
+    raw = extra_args[OPTION_KEY]
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except ValueError as e:
+            raise ValueError(f"extra_args['{OPTION_KEY}'] is not valid JSON: {e}") from None
+    if not isinstance(raw, dict):
+        raise ValueError(f"extra_args['{OPTION_KEY}'] must be an object (or its JSON text), not {type(raw).__name__}")
+    unknown = sorted(set(raw) - set(_OPTION_FIELDS))
+    if unknown:
+        raise ValueError(f"unknown thinkgate option(s) {', '.join(unknown)}; known: {', '.join(_OPTION_FIELDS)}")
+    if "format" not in raw:
+        raise ValueError("thinkgate options need a 'format' (e.g. 'deepseek_r1', 'deepseek_v3_1')")
+    if not isinstance(raw["format"], str):
+        raise ValueError(f"thinkgate option 'format' must be a format name, not {raw['format']!r}")
+    get_format(raw["format"])
+    if raw.get("tools") is not None and not isinstance(raw["tools"], list):
+        raise ValueError(f"thinkgate option 'tools' must be a list of tools, not {type(raw['tools']).__name__}")
+    if not isinstance(raw.get("parallel_tool_calls", True), bool):
+        raise ValueError(f"thinkgate option 'parallel_tool_calls' must be true or false, not {raw['parallel_tool_calls']!r}")
+    if raw.get("thinking") not in (None, True, False, "auto"):
+        raise ValueError(f"thinking must be true, false or 'auto', not {raw['thinking']!r}")
+    check_budget(raw.get("thinking_budget"))
+    ws = raw.get("max_whitespace", 8)
+    if ws is not None and (isinstance(ws, bool) or not isinstance(ws, int) or ws < 0):
+        raise ValueError(f"thinkgate option 'max_whitespace' must be a non-negative integer or null, not {ws!r}")
+    if raw.get("unsupported", "error") not in ("error", "relax"):
+        raise ValueError(f"thinkgate option 'unsupported' must be 'error' or 'relax', not {raw['unsupported']!r}")
+    return RequestOptions(**raw)
+
+
+@functools.lru_cache(maxsize=1024)
+def _checked(options_json: str) -> None:
+    from .constraint.compiled import check_tag
+    from .constraint.structural_tag import build_spec
+
+    opts = RequestOptions(**json.loads(options_json))
+    spec = build_spec(opts.format, opts.tools, opts.tool_choice, opts.parallel_tool_calls, unsupported=opts.unsupported, max_whitespace=opts.max_whitespace)
+    check_tag(spec)
+
+
+def check_options(opts: RequestOptions, tokenizer: Any = None) -> None:
+    """Everything about a request that can be known before generation, so that a bad request
+    fails at admission with a ``ValueError`` naming its problem: tools, schemas, tool_choice and
+    xgrammar's grammar for them (without a tokenizer, cached by the options); with the
+    tokenizer, that it has the format's markers."""
+    _checked(opts.to_json())
+    if tokenizer is not None:
+        from .constraint.compiled import check_markers
+
+        check_markers(get_format(opts.format), lambda m: single_token_id(tokenizer, m))
+
 
 
 class ChatRequest(BaseModel):

@@ -104,7 +104,7 @@ def test_adjust_request_leaves_a_request_without_tools_exactly_as_it_came(tokeni
 
 
 def test_adjust_request_opts_a_tool_request_in_with_its_options_checked_by_name(tokenizer, monkeypatch):
-    from thinkgate.integrations.vllm import request_options
+    from thinkgate.requests import request_options
 
     parser = ToolParserManager.get_tool_parser("thinkgate_deepseek_r1")(tokenizer)
     req = parser.adjust_request(_chat_request(tools=WEATHER, tool_choice="required", vllm_xargs={"thinkgate_thinking_budget": "16", "other": 1}))

@@ -13,7 +13,8 @@ from vllm.v1.worker.gpu.sample.logits_processor.interface import LogitsProcessor
 
 from schemas import GET_WEATHER
 from thinkgate.formats import DEEPSEEK_V3_1
-from thinkgate.integrations.vllm import OPTION_KEY, ThinkgateLogitsProcessor
+from thinkgate.integrations.vllm import ThinkgateLogitsProcessor
+from thinkgate.requests import OPTION_KEY
 
 V = 129280
 MAX_LEN = 512

@@ -23,7 +23,7 @@ import torch
 import xgrammar as xgr
 
 from ..formats import Thinking
-from ..parsing.thinking import thinking_from_prompt
+from ..formats.tokens import thinking_from_prompt
 from .compiled import ToolGrammar
 from .guard import ArgumentsGuard
 
@@ -65,12 +65,7 @@ class ReasonerGrammar:
                 thinking = thinking_from_prompt(prompt_token_ids, grammar.vocab.tokenizer, fmt)
             else:
                 thinking = fmt.reasoning.default_thinking
-        if thinking not in (True, False, "auto"):
-            raise ValueError(f"thinking must be True, False or 'auto', not {thinking!r}")
-        if not fmt.reasoning.present:
-            if thinking is True:
-                raise ValueError(f"format {fmt.name!r} does not think (it has no reasoning markers): thinking cannot be True")
-            thinking = False  # "auto": the model has no marker to open reasoning with
+        thinking = fmt.start_thinking(thinking)
         if thinking_budget is not None and (not isinstance(thinking_budget, int) or thinking_budget < 0):
             raise ValueError(f"thinking_budget must be a non-negative integer, not {thinking_budget!r}")
         self.thinking = thinking

@@ -19,7 +19,7 @@ import xgrammar as xgr
 
 from ..formats import names as format_names
 from ..formats import get_format
-from ..parsing.thinking import single_token_id
+from ..formats.tokens import single_token_id
 
 _POISON = b"\xff"
 

@@ -3,7 +3,6 @@
 from . import deepseek, glm, harmony, kimi, llama, mistral, qwen
 from .base import NO_REASONING, ChannelMessages, ChatFormat, HeaderPiece, ReasoningFormat, Thinking, ToolCallFormat, XmlArguments
 from .deepseek import DEEPSEEK_R1, DEEPSEEK_V3, DEEPSEEK_V3_1
-from .detection import detect
 from .glm import GLM45
 from .harmony import GPT_OSS
 from .kimi import KIMI_K2
@@ -36,7 +35,6 @@ __all__ = [
     "ToolCallFormat",
     "XmlArguments",
     "aliases",
-    "detect",
     "get_format",
     "names",
     "register",

@@ -366,6 +366,18 @@ class ChatFormat:
         """Every marker of the output: reasoning, tool markup, end of sequence."""
         return tuple(dict.fromkeys(m for m in (self.reasoning.open, self.reasoning.close, *self.tools.markers, self.eos, *self.stops) if m))
 
+    def start_thinking(self, thinking: object) -> Thinking:
+        """The stage an output of this format starts in, as a request asks (``True``, ``False``
+        or ``"auto"``); a format that does not think starts in the answer. A ``ValueError``
+        names a value that is none of these, or ``True`` for a format that cannot think."""
+        if thinking not in (True, False, "auto"):
+            raise ValueError(f"thinking must be True, False or 'auto', not {thinking!r}")
+        if self.reasoning.present:
+            return thinking  # type: ignore[return-value]
+        if thinking is True:
+            raise ValueError(f"format {self.name!r} does not think (it has no reasoning markers): thinking cannot be True")
+        return False  # "auto": there is no marker the model could open reasoning with
+
     @property
     def conversation_markers(self) -> tuple[str, ...]:
         """The markers of the conversation around the output (roles, tool results)."""

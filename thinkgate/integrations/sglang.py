@@ -32,7 +32,8 @@ from ..constraint.vocabulary import vocabulary_for
 from ..formats import ChatFormat, get_format
 from ..formats import names as format_names
 from ..parsing import ContentDelta, StreamParser, ToolCallArgumentsDelta, ToolCallStart, parse
-from .vllm import OPTION_KEY, RequestOptions, check_options, request_options
+from ..requests import OPTION_KEY, RequestOptions, check_options, request_options
+from .common import format_class, plain_tools
 
 from sglang.srt.function_call.base_format_detector import BaseFormatDetector
 from sglang.srt.function_call.core_types import StreamingParseResult, StructureInfo, ToolCallItem
@@ -149,12 +150,6 @@ def custom_params(format: str, tokenizer_path: str, tools: Any = None, tool_choi
     return {OPTION_KEY: json.dumps(data, ensure_ascii=False)}
 
 
-def _tools(tools: Any) -> Optional[list]:
-    if not tools:
-        return None
-    return [t.model_dump(exclude_none=True) if hasattr(t, "model_dump") else dict(t) for t in tools]
-
-
 class ThinkgateDetector(BaseFormatDetector):
     """SGLang function-call detector reading one format with thinkgate's streaming parser."""
 
@@ -175,11 +170,11 @@ class ThinkgateDetector(BaseFormatDetector):
         return any(m and m in text for m in (t.section_begin, t.call_begin))
 
     def _index(self, tools: Any) -> dict[str, int]:
-        return {name: i for i, name in enumerate(t["function"]["name"] for t in (_tools(tools) or []))}
+        return {name: i for i, name in enumerate(t["function"]["name"] for t in (plain_tools(tools) or []))}
 
     def detect_and_parse(self, text: str, tools: Any) -> StreamingParseResult:
         try:
-            m = parse(text, self.format, thinking=False, tools=_tools(tools))
+            m = parse(text, self.format, thinking=False, tools=plain_tools(tools))
         except Exception:  # never the server's error: the output comes back as text
             log.exception("thinkgate: reading the tool calls failed; the output is returned as text")
             return StreamingParseResult(normal_text=text, calls=[])
@@ -190,7 +185,7 @@ class ThinkgateDetector(BaseFormatDetector):
     def parse_streaming_increment(self, new_text: str, tools: Any) -> StreamingParseResult:
         try:
             if self._stream is None:
-                self._stream = StreamParser(self.format, thinking=False, tools=_tools(tools))
+                self._stream = StreamParser(self.format, thinking=False, tools=plain_tools(tools))
             events = self._stream.feed_events(new_text)
         except Exception:  # never the server's error: the rest streams as text
             log.exception("thinkgate: reading the tool calls failed; the rest is streamed as text")
@@ -253,8 +248,7 @@ def detector_classes() -> dict[str, type]:
     out = {}
     for name in format_names():
         fmt = get_format(name)
-        cls = type(f"Thinkgate{fmt.name.title().replace('_', '')}Detector", (ThinkgateDetector,), {"format": fmt})
-        globals()[cls.__name__] = cls
+        cls = format_class(ThinkgateDetector, fmt, "Detector", globals())
         out["thinkgate_" + fmt.name] = cls
     return out
 

@@ -15,7 +15,8 @@ from ..formats import ChatFormat, get_format
 from ..formats.templates import apply_chat_template
 from ..parsing import StreamParser
 from ..requests import ChatRequest, chat_completion
-from .vllm import OPTION_KEY, RequestOptions, ThinkgateLogitsProcessor, check_options
+from ..requests import OPTION_KEY, RequestOptions
+from .vllm import ThinkgateLogitsProcessor, check_options
 
 
 def make_llm(model: str, **kwargs: Any) -> Any:

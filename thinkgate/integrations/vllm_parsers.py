@@ -37,8 +37,10 @@ from ..parsing import (
     parse,
     thinking_from_prompt,
 )
-from ..parsing.thinking import AnalysisIds
-from .vllm import OPTION_KEY, RequestOptions, check_budget, check_options, default_unsupported
+from ..formats.tokens import AnalysisIds
+from ..requests import OPTION_KEY, RequestOptions, check_budget, default_unsupported
+from .common import format_class, plain_tools
+from .vllm import check_options
 
 log = logging.getLogger("thinkgate.vllm")
 
@@ -60,10 +62,7 @@ def _requested_thinking(request: Any, fmt: ChatFormat) -> Any:
 
 
 def _tools(request: Any) -> Optional[list]:
-    tools = getattr(request, "tools", None)
-    if not tools:
-        return None
-    return [t.model_dump(exclude_none=True) if hasattr(t, "model_dump") else dict(t) for t in tools]
+    return plain_tools(getattr(request, "tools", None))
 
 
 # The per-request options a client may send as flat vllm_xargs, by their xargs key.
@@ -298,10 +297,8 @@ class _Passthrough:
 def _register() -> None:
     for name in format_names():
         fmt = get_format(name)
-        tool_cls = type(f"Thinkgate{fmt.name.title().replace('_', '')}ToolParser", (ThinkgateToolParser,), {"format": fmt})
-        reasoning_cls = type(f"Thinkgate{fmt.name.title().replace('_', '')}ReasoningParser", (ThinkgateReasoningParser,), {"format": fmt})
-        globals()[tool_cls.__name__] = tool_cls
-        globals()[reasoning_cls.__name__] = reasoning_cls
+        tool_cls = format_class(ThinkgateToolParser, fmt, "ToolParser", globals())
+        reasoning_cls = format_class(ThinkgateReasoningParser, fmt, "ReasoningParser", globals())
         ToolParserManager.register_module(PREFIX + fmt.name, module=tool_cls)
         if fmt.reasoning.present:  # a model that does not think (Llama 3.x) has no reasoning parser
             ReasoningParserManager.register_module(PREFIX + fmt.name, module=reasoning_cls)

@@ -1,6 +1,5 @@
 """Streaming reasoning and tool-call parsing: one incremental state machine per layout family."""
 
-from .agui import AGUIRenderer
 from .events import (
     ContentDelta,
     Event,
@@ -18,7 +17,17 @@ from .message import InvalidToolCall, Message, ToolCall
 from .openai import accumulate, chunk, render_deltas
 from .stream import StreamParser, parse, tool_names
 from .tagged_json import Stage
-from .thinking import marker_token_ids, single_token_id, thinking_from_prompt
+from ..formats.tokens import marker_token_ids, single_token_id, thinking_from_prompt
+
+
+def __getattr__(name: str):
+    # AG-UI's event models take a tenth of a second to import: only what renders them pays.
+    if name == "AGUIRenderer":
+        from .agui import AGUIRenderer
+
+        return AGUIRenderer
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "AGUIRenderer",

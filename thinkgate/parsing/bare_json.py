@@ -14,13 +14,12 @@ arguments as in the ``json_object`` layout); only the entry and the text between
 
 from __future__ import annotations
 
-import re
 
 from ..formats import ChatFormat, Thinking
 from .markers import Credits, MarkerSet
 from .tagged_json import Stage, TaggedJsonMachine
+from .spaces import SPACE_RUN
 
-_SPACE_RUN = re.compile(r"\s*")
 
 
 class BareJsonMachine(TaggedJsonMachine):
@@ -45,7 +44,7 @@ class BareJsonMachine(TaggedJsonMachine):
         """Before the answer's first character: is it a call?"""
         if self._content_seen or self._verbatim:
             return self._content(buf, pos, credits)
-        j = _SPACE_RUN.match(buf, pos).end()  # type: ignore[union-attr]
+        j = SPACE_RUN.match(buf, pos).end()  # type: ignore[union-attr]
         if j == len(buf):
             if not self._final:
                 self._carry = buf[pos:]
@@ -69,7 +68,7 @@ class BareJsonMachine(TaggedJsonMachine):
         """Whitespace and separators between calls are markup; a ``{`` starts the next call; an
         end marker ends the output; anything else is text, and the rest of the answer with it."""
         n = len(buf)
-        j = _SPACE_RUN.match(buf, pos).end()  # type: ignore[union-attr]
+        j = SPACE_RUN.match(buf, pos).end()  # type: ignore[union-attr]
         if j == n:
             return n
         c = buf[j]

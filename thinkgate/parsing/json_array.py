@@ -15,14 +15,13 @@ of the output, or another ``[TOOL_CALLS]``), the items before it standing.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from ..formats import ChatFormat, Thinking
 from .markers import Credits
 from .tagged_json import Stage, TaggedJsonMachine
+from .spaces import SPACE_RUN
 
-_SPACE_RUN = re.compile(r"\s*")
 
 # Where in the array the reader is: before "[", before the first item (or "]"), after an item
 # (before "," or "]"), after a comma (before an item).
@@ -42,7 +41,7 @@ class JsonArrayMachine(TaggedJsonMachine):
 
     def _array(self, buf: str, pos: int, credits: Credits | None) -> int:
         n = len(buf)
-        j = _SPACE_RUN.match(buf, pos).end()  # type: ignore[union-attr]
+        j = SPACE_RUN.match(buf, pos).end()  # type: ignore[union-attr]
         if j == n:
             if not self._final and self._at == OPEN:
                 self._carry = buf[pos:]  # the "[" may follow: the space is no text yet

@@ -9,6 +9,7 @@ skipped with compiled regexes, so the Python loop only turns for structural char
 from __future__ import annotations
 
 import re
+from .spaces import JSON_SPACE_RUN
 
 # States. Integers rather than an Enum: this loop runs for every character of every argument.
 VALUE = 0  # a value is expected
@@ -33,7 +34,6 @@ DONE = 18
 ERROR = 19
 
 _STRING_RUN = re.compile(r'[^"\\\x00-\x1f]+')
-_SPACE_RUN = re.compile(r"[ \t\n\r]+")
 _DIGIT_RUN = re.compile(r"[0-9]+")
 _HEX = frozenset("0123456789abcdefABCDEF")
 _ESCAPES = frozenset('"\\/bfnrtu')
@@ -133,7 +133,7 @@ class JsonScanner:
                 continue
             c = text[i]
             if st < STRING and c in _SPACE:
-                m = _SPACE_RUN.match(text, i, end)
+                m = JSON_SPACE_RUN.match(text, i, end)
                 i = m.end()  # type: ignore[union-attr]
                 continue
             if st == AFTER:

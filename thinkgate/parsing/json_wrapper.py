@@ -14,8 +14,8 @@ import re
 from typing import Optional
 
 from .json_scanner import JsonScanner
+from .spaces import JSON_SPACE_RUN
 
-_SPACE_RUN = re.compile(r"[ \t\n\r]*")
 _KEY_RUN = re.compile(r'[^"\\\x00-\x1f]+')
 
 OPEN, KEY_OR_END, KEY_START, KEY, KEY_ESCAPE, COLON, VALUE, IN_VALUE, AFTER, DONE, ERROR = range(11)
@@ -95,7 +95,7 @@ class JsonWrapperScanner:
             if st in (DONE, ERROR):
                 return i
             if st in (OPEN, KEY_OR_END, KEY_START, COLON, VALUE, AFTER):
-                i = _SPACE_RUN.match(text, i, end).end()  # type: ignore[union-attr]
+                i = JSON_SPACE_RUN.match(text, i, end).end()  # type: ignore[union-attr]
                 if i >= end:
                     break
             c = text[i]

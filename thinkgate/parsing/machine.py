@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import enum
 import logging
-import re
 import secrets
 import string
 import uuid
@@ -34,10 +33,10 @@ from .events import (
 )
 from .json_scanner import JsonScanner
 from .markers import Credits, MarkerSet
+from .spaces import SPACE_RUN
 
 log = logging.getLogger("thinkgate.parsing")
 
-_SPACE_RUN = re.compile(r"\s*")
 
 INVALID_CALL_POLICIES = ("content", "drop", "error")
 
@@ -77,12 +76,7 @@ class CallMachine:
         reasoning_only: bool = False,
         call_id: Callable[[int], str] = default_call_id,
     ) -> None:
-        if thinking not in (True, False, "auto"):
-            raise ValueError(f"thinking must be True, False or 'auto', not {thinking!r}")
-        if not fmt.reasoning.present:
-            if thinking is True:
-                raise ValueError(f"format {fmt.name!r} does not think (it has no reasoning markers): thinking cannot be True")
-            thinking = False  # "auto": there is no marker the model could open reasoning with
+        thinking = fmt.start_thinking(thinking)
         if on_invalid_call not in INVALID_CALL_POLICIES:
             raise ValueError(
                 f"on_invalid_call must be one of {INVALID_CALL_POLICIES}, not {on_invalid_call!r}"
@@ -317,7 +311,7 @@ class CallMachine:
         """The arguments' JSON, validated as it arrives, up to the next marker that counts."""
         n = len(buf)
         if not self._args and type(self._scanner) is JsonScanner:  # its leading space is no argument text
-            j = _SPACE_RUN.match(buf, pos).end()  # type: ignore[union-attr]
+            j = SPACE_RUN.match(buf, pos).end()  # type: ignore[union-attr]
             if j > pos:
                 self._raw.append(buf[pos:j])
             if j == n:

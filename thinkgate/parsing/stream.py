@@ -15,7 +15,7 @@ from .openai import render_deltas
 from .machine import default_call_id
 from .tagged_json import TaggedJsonMachine
 from .tagged_xml import TaggedXmlMachine
-from .thinking import marker_token_ids
+from ..formats.tokens import marker_token_ids
 
 _MACHINES = {"tagged_json": TaggedJsonMachine, "json_object": TaggedJsonMachine, "json_array": JsonArrayMachine, "bare_json": BareJsonMachine, "tagged_xml": TaggedXmlMachine, "harmony": HarmonyMachine}
 

@@ -22,8 +22,8 @@ from .json_scanner import JsonScanner
 from .json_wrapper import JsonWrapperScanner
 from .machine import CallMachine
 from .markers import Credits, MarkerSet
+from .spaces import SPACE_RUN
 
-_SPACE_RUN = re.compile(r"\s*")
 _MAX_NAME = 256
 # Leading whitespace is held while the parser waits to see whether the model opens <think>;
 # past this much, it is not going to.
@@ -119,7 +119,7 @@ class TaggedJsonMachine(CallMachine):
 
     def _start(self, buf: str, pos: int, credits: Credits | None) -> int:
         n = len(buf)
-        j = _SPACE_RUN.match(buf, pos).end()  # type: ignore[union-attr]
+        j = SPACE_RUN.match(buf, pos).end()  # type: ignore[union-attr]
         target = Stage.REASONING if self._thinking is True else Stage.CONTENT
         if j - pos > _MAX_START_SPACE:
             self.stage = target
@@ -214,7 +214,7 @@ class TaggedJsonMachine(CallMachine):
         while pos < n and self._piece < len(pieces):
             piece = pieces[self._piece]
             if piece.kind == "space":
-                pos = _SPACE_RUN.match(buf, pos).end()  # type: ignore[union-attr]
+                pos = SPACE_RUN.match(buf, pos).end()  # type: ignore[union-attr]
                 if pos < n:
                     self._piece += 1
             elif piece.kind == "index":

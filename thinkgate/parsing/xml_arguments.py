@@ -16,13 +16,12 @@ the value is when the schema is not known).
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from typing import Any, Optional
 
 from ..formats.base import XmlArguments
+from .spaces import JSON_SPACE_RUN
 
-_SPACE_RUN = re.compile(r"[ \t\r\n]*")
 
 # States
 BETWEEN, KEY, BEFORE_VALUE, VALUE, DONE, FAILED = range(6)
@@ -69,7 +68,7 @@ class XmlArgumentsScanner:
         while pos < end and self.state < DONE:
             state = self.state
             if state == BETWEEN:
-                j = _SPACE_RUN.match(buf, pos, end).end()  # type: ignore[union-attr]
+                j = JSON_SPACE_RUN.match(buf, pos, end).end()  # type: ignore[union-attr]
                 if j == end:
                     return end
                 rest = buf[j:end]
@@ -105,7 +104,7 @@ class XmlArgumentsScanner:
                 if not xml.value_open:
                     self.state, self._chunks, self._tail = VALUE, [], ""
                     continue
-                j = _SPACE_RUN.match(buf, pos, end).end()  # type: ignore[union-attr]
+                j = JSON_SPACE_RUN.match(buf, pos, end).end()  # type: ignore[union-attr]
                 rest = buf[j:end]
                 if rest.startswith(xml.value_open):
                     self.state, self._chunks, self._tail = VALUE, [], ""

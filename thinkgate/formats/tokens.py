@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..formats import ChatFormat, Thinking, get_format
+from .base import ChatFormat, Thinking
+from .registry import get_format
 
 # How many trailing whitespace-only tokens (the "\n" of "<think>\n") to look past.
 _MAX_TRAILING_SPACE_TOKENS = 4

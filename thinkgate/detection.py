@@ -34,8 +34,8 @@ import json
 import re
 from typing import Any, Callable, Iterable, Optional, Union
 
-from .base import ChatFormat, ReasoningFormat, ToolCallFormat
-from .registry import get_format, names
+from .formats.base import ChatFormat, ReasoningFormat, ToolCallFormat
+from .formats.registry import get_format, names
 
 __all__ = ["detect"]
 
@@ -229,7 +229,7 @@ def _messages_length(fmt: ChatFormat, text: str, n: int) -> Optional[int]:
     """For a format of channel messages: the length of the probe calls the format's parser reads
     in ``text`` (the first ``k`` of the ``n`` probes, ``k`` at least 1: gpt-oss's template writes
     one call per turn), or None."""
-    from ..parsing import parse  # here, not at the top: parsing imports formats
+    from .parsing import parse
 
     message = parse(text, format=fmt, thinking="auto", on_invalid_call="drop")
     calls = [(c.name, json.loads(c.arguments)) for c in message.tool_calls]

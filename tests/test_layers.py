@@ -1,0 +1,94 @@
+"""The package's layers run one way: formats → parsing | constraint → detection, requests →
+integrations → command line. Every import in every module is read (those inside functions
+too), so a shortcut taken for convenience fails here."""
+
+import ast
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1] / "thinkgate"
+
+# A module's layer is its first path part under thinkgate/; a layer may import its own and lower ones.
+LAYERS = {
+    "formats": 0,
+    "parsing": 1,
+    "constraint": 1,
+    "detection": 2,
+    "requests": 2,
+    "integrations": 3,
+    "demo": 4,
+    "cli": 5,
+    "__main__": 6,
+}
+
+
+def _unit(parts: tuple[str, ...]) -> str:
+    return "__init__" if not parts else parts[0].removesuffix(".py")
+
+
+def _imports(path: pathlib.Path):
+    """(line, imported unit) for every thinkgate import in ``path``."""
+    package = path.relative_to(ROOT.parent).with_suffix("").parts[:-1]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - node.level + 1]
+                target = (*base, *(node.module.split(".") if node.module else ()))
+            else:
+                target = tuple((node.module or "").split("."))
+            if target[0] != "thinkgate":
+                continue
+            if len(target) == 1:  # "from . import x": each name is a unit
+                for alias in node.names:
+                    yield node.lineno, alias.name
+            else:
+                yield node.lineno, target[1]
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                parts = alias.name.split(".")
+                if parts[0] == "thinkgate" and len(parts) > 1:
+                    yield node.lineno, parts[1]
+
+
+def _modules():
+    for path in sorted(ROOT.rglob("*.py")):
+        rel = path.relative_to(ROOT).parts
+        if rel == ("__init__.py",):
+            continue  # the package's face re-exports every layer (lazily where it costs)
+        yield path, _unit(rel)
+
+
+@pytest.mark.parametrize("path,unit", list(_modules()), ids=lambda v: str(v.relative_to(ROOT)) if isinstance(v, pathlib.Path) else None)
+def test_imports_go_down_the_layers(path, unit):
+    assert unit in LAYERS, f"{unit} has no layer: add it to LAYERS"
+    for line, target in _imports(path):
+        if target == unit:
+            continue
+        assert target in LAYERS, f"{path.name}:{line} imports thinkgate.{target}, which has no layer"
+        # peers of one layer (parsing and constraint) do not import each other either
+        assert LAYERS[target] < LAYERS[unit], (
+            f"{path.relative_to(ROOT)}:{line} imports thinkgate.{target} (layer {LAYERS[target]}) from layer {LAYERS[unit]} ({unit})"
+        )
+
+
+def _loaded_after(statement: str) -> set:
+    code = f"import sys; {statement}; print(' '.join(sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    return set(out.split())
+
+
+def test_import_thinkgate_loads_no_engine_and_no_ag_ui():
+    loaded = _loaded_after("import thinkgate")
+    assert not {"torch", "xgrammar", "ag_ui", "transformers", "pydantic"} & loaded
+
+
+def test_ag_ui_and_detect_load_on_first_use():
+    loaded = _loaded_after("import thinkgate; thinkgate.AGUIRenderer; thinkgate.detect")
+    assert "ag_ui.core" in loaded and "thinkgate.detection" in loaded
+    with pytest.raises(AttributeError):
+        import thinkgate
+
+        thinkgate.no_such_name
