@@ -155,12 +155,12 @@ def test_unsupported_keyword_can_be_relaxed_explicitly(tokenizer, caplog):
     tool = {"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {"a": {"type": "integer", "not": {"const": 3}}}}}}
     tag = build_structural_tag("deepseek_r1", [tool], "required", tokenizer=tokenizer, unsupported="relax")
     assert "not enforced" in caplog.text
-    assert '"not"' not in tag.model_dump_json()
+    assert '"not"' not in json.dumps(tag)
 
 
 def test_without_a_tokenizer_markers_are_text():
     tag = build_structural_tag("deepseek_r1", [GET_WEATHER], "required")
-    dumped = tag.model_dump_json()
+    dumped = json.dumps(tag, ensure_ascii=False)
     assert DEEPSEEK_R1.tools.section_begin in dumped and '"token"' not in dumped
 
 

@@ -92,3 +92,10 @@ def test_ag_ui_and_detect_load_on_first_use():
         import thinkgate
 
         thinkgate.no_such_name
+
+
+def test_a_structural_tag_is_built_without_torch():
+    tool = {"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {"a": {"type": "integer"}}}}}
+    loaded = _loaded_after(f"from thinkgate.constraint import build_structural_tag; build_structural_tag('deepseek_v3_1', [{tool!r}], 'required')")
+    assert "thinkgate.constraint.structural_tag" in loaded
+    assert not {"torch", "xgrammar"} & loaded

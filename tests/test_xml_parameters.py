@@ -213,7 +213,7 @@ def test_every_key_the_grammar_writes_is_a_name_the_parser_reads():
         with pytest.raises(ValueError, match=re.escape("the property name 'two words' at #/properties/two words cannot be a parameter's name")):
             build_spec(fmt, spaced, "required")
         free = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "additionalProperties": {"type": "boolean"}}}}]
-        tag = json.dumps(build_spec(fmt, free, "required").tag.model_dump())
+        tag = json.dumps(build_spec(fmt, free, "required").tag)
         assert fmt.tools.xml.free_name_pattern.replace("\\", "\\\\") in tag
         pattern = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "patternProperties": {"^x": {"type": "integer"}}}}}]
         with pytest.raises(ValueError, match="'patternProperties' at # cannot be enforced on parameter names"):

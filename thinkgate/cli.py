@@ -132,7 +132,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 1
     print("# structural tag (the grammar after thinking)")
-    print(json.dumps(tag.model_dump(exclude_none=True), ensure_ascii=False, indent=2))
+    print(json.dumps(tag, ensure_ascii=False, indent=2))
     calls = []
     for tool in tools[:1] if args.single_call else tools:
         fn = tool["function"]

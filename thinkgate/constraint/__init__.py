@@ -1,22 +1,33 @@
-"""Constrained decoding: structural tags and the per-request ReasonerGrammar (on xgrammar)."""
+"""Constrained decoding: structural tags and the per-request ReasonerGrammar (on xgrammar).
 
-from .batch import BatchMasker, apply_bitmask
-from .compiled import GrammarCache, ToolGrammar, compile_tool_grammar, grammar_cache
-from .reasoner import Phase, ReasonerGrammar
+The structural tag is plain data (``build_structural_tag`` imports neither xgrammar nor torch);
+what compiles and applies grammars is imported on first use.
+"""
+
+from importlib import import_module
+
 from .structural_tag import DEFAULT_MAX_WHITESPACE, build_structural_tag
-from .vocabulary import Vocabulary, vocabulary_for
 
-__all__ = [
-    "BatchMasker",
-    "DEFAULT_MAX_WHITESPACE",
-    "GrammarCache",
-    "Phase",
-    "ReasonerGrammar",
-    "ToolGrammar",
-    "Vocabulary",
-    "apply_bitmask",
-    "build_structural_tag",
-    "compile_tool_grammar",
-    "grammar_cache",
-    "vocabulary_for",
-]
+# name -> the module that holds it (each imports xgrammar, and so torch)
+_LAZY = {
+    "BatchMasker": "batch",
+    "apply_bitmask": "batch",
+    "GrammarCache": "compiled",
+    "ToolGrammar": "compiled",
+    "compile_tool_grammar": "compiled",
+    "grammar_cache": "compiled",
+    "Phase": "reasoner",
+    "ReasonerGrammar": "reasoner",
+    "Vocabulary": "vocabulary",
+    "vocabulary_for": "vocabulary",
+}
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f".{module}", __name__), name)
+
+
+__all__ = ["DEFAULT_MAX_WHITESPACE", "build_structural_tag", *_LAZY]

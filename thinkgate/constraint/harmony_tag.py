@@ -15,17 +15,8 @@ from __future__ import annotations
 import re
 from typing import Callable, Optional
 
-from xgrammar.structural_tag import (
-    AnyTextFormat,
-    AnyTokensFormat,
-    ConstStringFormat,
-    Format,
-    JSONSchemaFormat,
-    OrFormat,
-    SequenceFormat,
-)
-
 from ..formats import ChatFormat
+from .tag_elements import Element, any_text, any_tokens, const, either, json_schema, seq
 
 
 def header_after_role(fmt: ChatFormat, name: str) -> str:
@@ -34,33 +25,30 @@ def header_after_role(fmt: ChatFormat, name: str) -> str:
     return fmt.tools.header_text(name)[len(msgs.role) :]
 
 
-def pieces(text: str, markers: tuple[str, ...], element: Callable[[str], Format]) -> list[Format]:
+def pieces(text: str, markers: tuple[str, ...], element: Callable[[str], Element]) -> list[Element]:
     """``text`` as grammar elements: each marker by ``element`` (a token where it is one), the
     text between as constant strings."""
     pattern = "(" + "|".join(re.escape(m) for m in sorted(markers, key=len, reverse=True)) + ")"
-    return [element(p) if p in markers else ConstStringFormat(value=p) for p in re.split(pattern, text) if p]
+    return [element(p) if p in markers else const(p) for p in re.split(pattern, text) if p]
 
 
 def harmony_tag(
     fmt: ChatFormat,
     choice: str,
     tools: list,
-    element: Callable[[str], Format],
+    element: Callable[[str], Element],
     control_ids: Optional[list[int]],
     max_whitespace: Optional[int],
-) -> Format:
+) -> Element:
     msgs = fmt.tools.messages
     markers = tuple(m for m in fmt.markers if m != fmt.reasoning.open)
 
-    def seq(items: list[Format]) -> Format:
-        return items[0] if len(items) == 1 else SequenceFormat(elements=items)
-
-    free = AnyTokensFormat(exclude_tokens=sorted(control_ids)) if control_ids is not None else AnyTextFormat(excludes=list(markers))
+    free = any_tokens(sorted(control_ids)) if control_ids is not None else any_text(list(markers))
     final = seq(pieces(msgs.header(msgs.answer_channel), markers, element) + [free])
     calls = [
         seq(
             pieces(header_after_role(fmt, spec.name), markers, element)
-            + [JSONSchemaFormat(json_schema=spec.schema.xgrammar_schema, max_whitespace_cnt=max_whitespace)]
+            + [json_schema(spec.schema.xgrammar_schema, max_whitespace)]
         )
         for spec in tools
     ]
@@ -70,4 +58,4 @@ def harmony_tag(
         options = [final, *calls]
     else:
         options = calls
-    return options[0] if len(options) == 1 else OrFormat(elements=options)
+    return either(options)

@@ -181,12 +181,14 @@ _META = jsonschema.Draft202012Validator(
 )
 
 
-def prepare(schema: Any, where: str, unsupported: str = "error") -> PreparedSchema:
+def prepare(schema: Any, where: str, unsupported: str = "error", ask_xgrammar: bool = True) -> PreparedSchema:
     """Check ``schema`` and split it into what xgrammar enforces and what the guard enforces.
 
     ``where`` names the schema in errors (e.g. ``"tool 'get_weather'"``). Every problem is a
     ``ValueError`` naming the keyword and its place; ``None`` and ``{}`` (the usual "no
-    arguments") mean an object with no required keys, and a schema without a type an object."""
+    arguments") mean an object with no required keys, and a schema without a type an object.
+    ``ask_xgrammar=False`` leaves out xgrammar's own verdict (its import brings torch): the
+    grammar's compile gives it then."""
     if unsupported not in ("error", "relax"):
         raise ValueError(f"unsupported must be 'error' or 'relax', not {unsupported!r}")
     if schema is None or schema == {}:
@@ -220,7 +222,8 @@ def prepare(schema: Any, where: str, unsupported: str = "error") -> PreparedSche
     except ValueError as e:
         raise ValueError(str(e) if isinstance(e, _Refused) else f"{where}: {e}") from None
     xgrammar_schema = _without_lengths(normal)
-    check_with_xgrammar(xgrammar_schema, where)
+    if ask_xgrammar:
+        check_with_xgrammar(xgrammar_schema, where)
     both = next((p for p, sub, _ in subschemas(normal, "#", 0) if isinstance(sub, dict) and "pattern" in sub and "maxLength" in sub), None)
     unbounded = None
     if both is not None:

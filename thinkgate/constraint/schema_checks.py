@@ -7,8 +7,6 @@ import json
 import re
 from typing import Any, Optional
 
-import xgrammar as xgr
-
 # How deep a schema document may nest (objects and arrays of the schema itself, about two per
 # level of the arguments): deeper ones are refused by name before anything recurses into them.
 MAX_SCHEMA_DEPTH = 128
@@ -32,6 +30,8 @@ def too_deep(schema: Any) -> Optional[str]:
 def check_with_xgrammar(schema: Any, where: str) -> None:
     """Build xgrammar's grammar of ``schema`` (milliseconds, no tokenizer), so that a fault
     xgrammar finds is an error naming its place here, not a failed compile in an engine step."""
+    import xgrammar as xgr
+
     try:
         xgr.Grammar.from_json_schema(json.dumps(schema), any_whitespace=True, strict_mode=True, max_whitespace_cnt=8)
     except Exception as e:  # xgrammar raises RuntimeError, and others for what it cannot read
@@ -50,6 +50,8 @@ def xgrammar_message(e: BaseException) -> str:
 def locate_fault(schema: Any, error: BaseException) -> tuple[str, Any, str]:
     """The deepest place whose schema alone (with the root's definitions) xgrammar refuses with
     the same message, and that message."""
+    import xgrammar as xgr
+
     message = xgrammar_message(error)
     defs = {k: v for k, v in schema.items() if k in ("$defs", "definitions")} if isinstance(schema, dict) else {}
     best, best_sub, depth = "#", schema, 0

@@ -13,26 +13,27 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from xgrammar.structural_tag import (
-    AnyTextFormat,
-    AnyTokensFormat,
-    ConstStringFormat,
-    Format,
-    JSONSchemaFormat,
-    OrFormat,
-    RegexFormat,
-    SequenceFormat,
-    StarFormat,
-    StructuralTag,
-    TokenFormat,
-)
-from xgrammar.structural_tag import TokenDispatchFormat, TriggeredTagsFormat, TagFormat
-
 from ..formats import ChatFormat, get_format
 from ..formats.base import TemplatePart, template_parts
 from .harmony_tag import harmony_tag, header_after_role
 from .schema import PreparedSchema, prepare
 from .schema_nodes import Node, call_object_node
+from .tag_elements import (
+    Element,
+    any_text,
+    any_tokens,
+    const,
+    either,
+    is_const,
+    json_schema,
+    regex,
+    seq,
+    star,
+    structural_tag,
+    token,
+    token_dispatch,
+    triggered_tags,
+)
 
 DEFAULT_MAX_WHITESPACE = 8
 # R1 habitually writes "\n\n" between </think> and the tool block.
@@ -56,7 +57,7 @@ class GrammarSpec:
     choice: str  # "none", "auto", "required" or "named"
     tools: list[ToolSpec]
     parallel_tool_calls: bool
-    tag: StructuralTag
+    tag: dict  # the structural tag, as xgrammar reads it (see tag_elements)
     marker_ids: dict[str, int] = field(default_factory=dict)
 
     @property
@@ -132,8 +133,8 @@ def normalize_tools(tools: Optional[list[Any]], unsupported: str = "error") -> l
     return [prepare_tool(d, unsupported) for d in tool_declarations(tools)]
 
 
-def prepare_tool(decl: ToolDecl, unsupported: str = "error") -> ToolSpec:
-    return ToolSpec(decl.name, prepare(decl.parameters, f"tool {decl.name!r}", unsupported))
+def prepare_tool(decl: ToolDecl, unsupported: str = "error", ask_xgrammar: bool = True) -> ToolSpec:
+    return ToolSpec(decl.name, prepare(decl.parameters, f"tool {decl.name!r}", unsupported, ask_xgrammar))
 
 
 def resolve_tool_choice(tool_choice: Any, tools: list) -> tuple[str, list]:
@@ -185,20 +186,20 @@ class _Markers:
     def __init__(self, ids: dict[str, int]):
         self.ids = ids
 
-    def element(self, marker: str) -> Format:
+    def element(self, marker: str) -> Element:
         tid = self.ids.get(marker)
-        return TokenFormat(token=tid) if tid is not None else ConstStringFormat(value=marker)
+        return token(tid) if tid is not None else const(marker)
 
-    def text(self, parts: list[TemplatePart], name: Optional[str], sep: str) -> list[Format]:
+    def text(self, parts: list[TemplatePart], name: Optional[str], sep: str) -> list[Element]:
         """Parts of a header or footer template as elements, adjacent text merged; an id the
         model may write is left out (a grammar never has one written)."""
-        out: list[Format] = []
+        out: list[Element] = []
         for kind, text in parts:
             if kind == "sep":
                 out.append(self.element(sep))
                 continue
             if kind == "index":
-                out.append(RegexFormat(pattern=CALL_INDEX))
+                out.append(regex(CALL_INDEX))
                 continue
             if kind == "id":
                 continue
@@ -206,10 +207,10 @@ class _Markers:
                 text = name or ""
             if not text:
                 continue
-            if out and isinstance(out[-1], ConstStringFormat):
-                out[-1] = ConstStringFormat(value=out[-1].value + text)
+            if out and is_const(out[-1]):
+                out[-1] = const(out[-1]["value"] + text)
             else:
-                out.append(ConstStringFormat(value=text))
+                out.append(const(text))
         return out
 
 
@@ -265,10 +266,6 @@ def _move_refs(node: Any, here: str) -> None:
             _move_refs(v, here)
 
 
-def _seq(elements: list[Format]) -> Format:
-    return elements[0] if len(elements) == 1 else SequenceFormat(elements=elements)
-
-
 def build_spec(
     format: str | ChatFormat,
     tools: Optional[list[Any]],
@@ -279,23 +276,24 @@ def build_spec(
     control_ids: Optional[list[int]] = None,
     max_whitespace: Optional[int] = DEFAULT_MAX_WHITESPACE,
     unsupported: str = "error",
+    ask_xgrammar: bool = True,
 ) -> GrammarSpec:
     fmt = get_format(format)
     t = fmt.tools
     # Only the tools the choice leaves are prepared: under "none" no schema is compiled, so a
     # keyword thinkgate cannot enforce does not fail a request that calls no tool.
     choice, declared = resolve_tool_choice(tool_choice, tool_declarations(tools))
-    chosen = [prepare_tool(d, unsupported) for d in declared]
+    chosen = [prepare_tool(d, unsupported, ask_xgrammar) for d in declared]
     marks = _Markers(dict(marker_ids or {}))
     by_id = control_ids is not None and all(m in marks.ids for m in t.markers)
 
     if t.layout == "harmony":
         tag = harmony_tag(fmt, choice, chosen, marks.element, control_ids if by_id else None, max_whitespace)
-        return GrammarSpec(fmt, choice, chosen, parallel_tool_calls, StructuralTag(format=tag), marks.ids)
+        return GrammarSpec(fmt, choice, chosen, parallel_tool_calls, structural_tag(tag), marks.ids)
 
     if t.layout == "bare_json":
         tag = bare_json_tag(t, choice, chosen, parallel_tool_calls, control_ids if by_id else None, fmt.markers, max_whitespace)
-        return GrammarSpec(fmt, choice, chosen, parallel_tool_calls, StructuralTag(format=tag), marks.ids)
+        return GrammarSpec(fmt, choice, chosen, parallel_tool_calls, structural_tag(tag), marks.ids)
 
     json_object = t.call_object_layout  # json_object or json_array: the name inside the object
     header, footer = template_parts(t.header), template_parts(t.footer)
@@ -303,100 +301,94 @@ def build_spec(
     at_name = next((i for i, (kind, _) in enumerate(header) if kind == "name"), 0)
     prefix = [] if json_object else marks.text(header[:at_name], None, t.sep)
 
-    def body(spec: ToolSpec) -> Format:
+    def body(spec: ToolSpec) -> Element:
         if json_object:  # the name is a constant inside the call object
-            arguments = [JSONSchemaFormat(json_schema=call_object_schema(t, spec), max_whitespace_cnt=max_whitespace)]
-            return _seq(marks.text(header, None, t.sep) + arguments + marks.text(footer, None, t.sep))
+            arguments = [json_schema(call_object_schema(t, spec), max_whitespace)]
+            return seq(marks.text(header, None, t.sep) + arguments + marks.text(footer, None, t.sep))
         if t.xml is not None:
             if spec.schema.unbounded_in_parameters:
                 raise ValueError(spec.schema.unbounded_in_parameters)
-            arguments = JSONSchemaFormat(json_schema=parameters_schema(spec, t.xml, fmt.name), style=t.xml.style, max_whitespace_cnt=max_whitespace)
+            arguments = json_schema(parameters_schema(spec, t.xml, fmt.name), max_whitespace, style=t.xml.style)
         else:
-            arguments = JSONSchemaFormat(json_schema=spec.schema.xgrammar_schema, max_whitespace_cnt=max_whitespace)
-        return _seq(
+            arguments = json_schema(spec.schema.xgrammar_schema, max_whitespace)
+        return seq(
             marks.text(header[at_name:], spec.name, t.sep)
             + [arguments]
             + marks.text(footer, None, t.sep)
         )
 
-    def call_rest() -> list[Format]:
+    def call_rest() -> list[Element]:
         """A call after its begin marker."""
         bodies = [body(s) for s in chosen]
         end = [marks.element(t.call_end)] if t.call_end else []  # Mistral: a call ends with its JSON
-        return [*prefix, bodies[0] if len(bodies) == 1 else OrFormat(elements=bodies), *end]
+        return [*prefix, either(bodies), *end]
 
-    def call() -> Format:
+    def call() -> Element:
         """A call, from its begin marker (a call in an array has none) on."""
-        return _seq([*([marks.element(t.call_begin)] if t.call_begin else []), *call_rest()])
+        return seq([*([marks.element(t.call_begin)] if t.call_begin else []), *call_rest()])
 
-    def more(first: Format) -> Format:
+    def more(first: Element) -> Element:
         """``first``, then (if parallel calls are allowed) further calls after the separator."""
         if not parallel_tool_calls or choice == "named":
             return first
-        again = _seq([ConstStringFormat(value=t.separator), call()]) if t.separator else call()
-        return SequenceFormat(elements=[first, StarFormat(content=again)])
+        again = seq([const(t.separator), call()]) if t.separator else call()
+        return seq([first, star(again)])
 
-    def around(calls: Format) -> list[Format]:
+    def around(calls: Element) -> list[Element]:
         """The calls inside the section markers (a layout without them has none)."""
         return [x for x in (t.section_begin and marks.element(t.section_begin), calls, t.section_end and marks.element(t.section_end)) if x]
 
     calls = more(call())
     opened = None
     if t.array != ("", ""):  # the calls as one JSON array (after a space where the tokenizer puts one)
-        opened = SequenceFormat(elements=[RegexFormat(pattern=" ?" + re.escape(t.array[0])), calls])
-        calls = SequenceFormat(elements=[opened, ConstStringFormat(value=t.array[1])])
+        opened = seq([regex(" ?" + re.escape(t.array[0])), calls])
+        calls = seq([opened, const(t.array[1])])
     trigger = t.trigger
     text_excludes = [m for m in fmt.markers if m != fmt.eos]
     if choice == "none":
         if by_id:
-            tag = AnyTokensFormat(exclude_tokens=sorted(control_ids))
+            tag = any_tokens(sorted(control_ids))
         else:
-            tag = AnyTextFormat(excludes=text_excludes)
+            tag = any_text(text_excludes)
     elif choice == "auto":
         # After the trigger (the section marker, or a call's own begin where there is no
         # section) the rest of the tool calls, then nothing but the end.
-        rest = _seq([calls, *([marks.element(t.section_end)] if t.section_end else [])]) if t.section_begin else more(_seq(call_rest()))
+        rest = seq([calls, *([marks.element(t.section_end)] if t.section_end else [])]) if t.section_begin else more(seq(call_rest()))
         if by_id:
             begin = marks.ids[trigger]
-            tag = TokenDispatchFormat(rules=[(begin, rest)], loop=False, exclude_tokens=sorted(i for i in control_ids if i != begin))
+            tag = token_dispatch([(begin, rest)], sorted(i for i in control_ids if i != begin))
         else:
             end = t.markup_end
-            content = calls if t.section_begin else _seq(call_rest()[:-1] if t.call_end else call_rest())
+            content = calls if t.section_begin else seq(call_rest()[:-1] if t.call_end else call_rest())
             if opened is not None:  # the array's bracket closes the tag (its calls are unbounded)
                 content, end = opened, t.array[1] + t.section_end
-            tag = TriggeredTagsFormat(
-                triggers=[trigger],
-                tags=[TagFormat(begin=trigger, content=content, end=end)],
-                excludes=[m for m in text_excludes if m != trigger],
-                stop_after_first=True,
-            )
+            tag = triggered_tags(trigger, content, end, [m for m in text_excludes if m != trigger])
     else:
-        tag = _seq([RegexFormat(pattern=LEADING_WHITESPACE), *around(calls)])
-    return GrammarSpec(fmt, choice, chosen, parallel_tool_calls, StructuralTag(format=tag), marks.ids)
+        tag = seq([regex(LEADING_WHITESPACE), *around(calls)])
+    return GrammarSpec(fmt, choice, chosen, parallel_tool_calls, structural_tag(tag), marks.ids)
 
 
-def bare_json_tag(t: Any, choice: str, chosen: list[ToolSpec], parallel: bool, control_ids: Optional[list[int]], markers: tuple[str, ...], max_whitespace: Optional[int]) -> Format:
+def bare_json_tag(t: Any, choice: str, chosen: list[ToolSpec], parallel: bool, control_ids: Optional[list[int]], markers: tuple[str, ...], max_whitespace: Optional[int]) -> Element:
     """bare_json layout (Llama 3.x): no marker announces a call, so the answer's first character
     decides, as the parser reads it: ``{`` begins the calls (call objects joined by the
     separator), anything else makes the answer free text."""
     if control_ids is not None:
-        free: Format = AnyTokensFormat(exclude_tokens=sorted(control_ids))
+        free = any_tokens(sorted(control_ids))
     else:
-        free = AnyTextFormat(excludes=list(markers))
+        free = any_text(list(markers))
     if choice == "none":
         return free
-    objects = [JSONSchemaFormat(json_schema=call_object_schema(t, s), max_whitespace_cnt=max_whitespace) for s in chosen]
-    call = objects[0] if len(objects) == 1 else OrFormat(elements=objects)
+    call = either([json_schema(call_object_schema(t, s), max_whitespace) for s in chosen])
     if parallel and choice != "named":
-        call = SequenceFormat(elements=[call, StarFormat(content=SequenceFormat(elements=[ConstStringFormat(value=t.separator), call]))])
-    calls = SequenceFormat(elements=[RegexFormat(pattern=LEADING_WHITESPACE), call])
+        call = seq([call, star(seq([const(t.separator), call]))])
+    calls = seq([regex(LEADING_WHITESPACE), call])
     if choice != "auto":
         return calls
     # Free text after its first character: matched as text (xgrammar's any-tokens element only
     # starts at a token boundary, and that character may be the start of a token); control
     # tokens stay out, their poisoned bytes being no text.
-    text = SequenceFormat(elements=[RegexFormat(pattern=LEADING_WHITESPACE + r"[^{ \t\r\n]"), AnyTextFormat(excludes=list(markers))])
-    return OrFormat(elements=[calls, text, RegexFormat(pattern=LEADING_WHITESPACE)])
+    text = seq([regex(LEADING_WHITESPACE + r"[^{ \t\r\n]"), any_text(list(markers))])
+    return either([calls, text, regex(LEADING_WHITESPACE)])
 
 
 def build_structural_tag(
@@ -408,8 +400,9 @@ def build_structural_tag(
     tokenizer: Any = None,
     max_whitespace: Optional[int] = DEFAULT_MAX_WHITESPACE,
     unsupported: str = "error",
-) -> StructuralTag:
-    """The xgrammar ``StructuralTag`` for the output after thinking.
+) -> dict:
+    """The xgrammar structural tag for the output after thinking, as the JSON data
+    ``xgrammar.Grammar.from_structural_tag`` (or vLLM's ``structural_tag`` option, as text) reads.
 
     tool_choice: ``"none"`` (no tool markup), ``"auto"`` (free text, then at most one tool
     section once its first marker is produced), ``"required"`` (one or more calls and nothing
@@ -418,11 +411,14 @@ def build_structural_tag(
     ``parallel_tool_calls=False`` allows exactly one call. With ``tokenizer``, markers are
     single tokens and control tokens cannot appear in text; arguments follow each tool's schema
     with at most ``max_whitespace`` whitespace characters in a row.
-    """
-    from .vocabulary import vocabulary_for
 
+    Without a tokenizer nothing of xgrammar (or torch) is imported: the schemas are checked by
+    thinkgate's rules, and xgrammar's own verdict on them comes when the tag is compiled.
+    """
     ids = control = None
     if tokenizer is not None:
+        from .vocabulary import vocabulary_for
+
         vocab = vocabulary_for(tokenizer)
         fmt = get_format(format)
         ids = {m: vocab.token_id(m) for m in fmt.markers if vocab.token_id(m) is not None}
@@ -436,4 +432,5 @@ def build_structural_tag(
         control_ids=control,
         max_whitespace=max_whitespace,
         unsupported=unsupported,
+        ask_xgrammar=tokenizer is not None,
     ).tag
