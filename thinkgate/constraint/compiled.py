@@ -13,9 +13,10 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
+import numpy as np
 import xgrammar as xgr
 
-from ..formats import ChatFormat, get_format
+from ..formats import ChatFormat, get_format, is_text
 from .guard import MaskCache
 from .structural_tag import DEFAULT_MAX_WHITESPACE, GrammarSpec, build_spec
 from .vocabulary import Vocabulary, vocabulary_for
@@ -32,12 +33,16 @@ class ToolGrammar:
     open_ids: tuple[int, ...]  # the reasoning open marker: one token, or (harmony) several
     think_close: Optional[int]
     stop_ids: tuple[int, ...]
-    call_begin: Optional[int]  # the token after which the guard reads a call's header (None: bare_json)
-    call_end: Optional[int]
+    call_begin: Optional[int | bytes]  # the token (or text) after which the guard reads a call's header (None: bare_json)
+    call_end: Optional[int | bytes]
     # harmony: the tokens that follow the close marker before the next message's header
     # (<|start|>assistant), forced; and that message may open the reasoning again.
     close_tail: tuple[int, ...] = ()
     reopen: bool = False
+    # A format whose tool markers are text names no control token after thinking, and
+    # xgrammar's free text (with excludes) would admit them: each row is ANDed with this
+    # (the control tokens' bits cleared). None where the grammar keeps them out itself.
+    no_controls: Optional[np.ndarray] = None
 
     @property
     def format(self) -> ChatFormat:
@@ -114,7 +119,7 @@ class GrammarCache:
 
     def _compile(self, fmt, tools, tool_choice, parallel, max_whitespace, unsupported) -> ToolGrammar:
         vocab = self.vocab
-        ids = {m: vocab.token_id(m) for m in fmt.markers}
+        ids = {m: vocab.token_id(m) for m in fmt.token_markers}
         check_markers(fmt, ids.get)
         msgs = fmt.tools.messages
         spec = build_spec(
@@ -143,12 +148,20 @@ class GrammarCache:
             open_ids=_encode(vocab, fmt.reasoning.open),
             think_close=ids.get(fmt.reasoning.close),  # None: the format does not think
             stop_ids=stop,
-            call_begin=ids.get(spec.call_trigger),  # None: calls are found by their "{"
+            call_begin=_guard_marker(spec.call_trigger, ids),  # None: calls are found by their "{"
             # None where a call ends with its JSON (Mistral), or with a stop token (harmony)
-            call_end=None if fmt.tools.call_end in fmt.stops else ids.get(fmt.tools.call_end),
+            call_end=None if fmt.tools.call_end in fmt.stops else _guard_marker(fmt.tools.call_end, ids),
             close_tail=_encode(vocab, msgs.start + msgs.role) if msgs is not None else (),
             reopen=msgs is not None,
+            no_controls=~vocab.tables.control_mask if fmt.text_markers else None,
         )
+
+
+def _guard_marker(marker: str, ids: dict[str, Optional[int]]) -> Optional[int | bytes]:
+    """A marker as the guard watches for it: a token's id, or a text marker's bytes."""
+    if not marker:
+        return None
+    return marker.encode() if is_text(marker) else ids.get(marker)
 
 
 def check_markers(fmt: ChatFormat, token_id: Callable[[str], Optional[int]]) -> None:
@@ -156,7 +169,7 @@ def check_markers(fmt: ChatFormat, token_id: Callable[[str], Optional[int]]) -> 
     format's grammar matches as a token; a ``ValueError`` naming those it lacks."""
     # harmony's open marker is a channel header, several tokens; every other marker is one
     pieces = () if fmt.tools.messages is not None else (fmt.reasoning.open,)
-    missing = [m for m in (*pieces, fmt.reasoning.close, *fmt.tools.markers, *fmt.stops) if m and token_id(m) is None]
+    missing = [m for m in (*pieces, fmt.reasoning.close, *fmt.tools.markers, *fmt.stops) if m and not is_text(m) and token_id(m) is None]
     if missing:
         raise ValueError(
             f"the tokenizer has no single token for {', '.join(map(repr, missing))}, "

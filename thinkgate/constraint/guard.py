@@ -11,8 +11,9 @@ here, from where the arguments are as they are being written:
 * Valid Unicode: no UTF-8 bytes of a surrogate (``ED A0..BF``) and no lone surrogate escape
   (``\\ud800`` without its low half) in any string.
 
-The guard follows the call structure from token ids (the grammar guarantees the exact marker and
-header text, so this is a small machine, not the parser). Masks are cached by the state that
+The guard follows the call structure from token ids, or for a format whose markers are text
+(:class:`~thinkgate.formats.Text`) from the bytes written (the grammar guarantees the exact marker
+and header text, so this is a small machine, not the parser). Masks are cached by the state that
 decides them, so a state seen before costs a dictionary lookup and two vectorised ANDs.
 """
 
@@ -309,8 +310,8 @@ class ArgumentsGuard:
     def __init__(
         self,
         cache: MaskCache,
-        call_begin: Optional[int],
-        call_end: Optional[int],
+        call_begin: Optional[int | bytes],
+        call_end: Optional[int | bytes],
         headers: Mapping[str, Optional[Node]],
         raw: bool = False,
         between: Optional[bytes] = None,
@@ -335,17 +336,25 @@ class ArgumentsGuard:
         self.mode = BETWEEN if self._bare and call_begin is None else OUTSIDE
         self._hbuf = b""
         self.cursor = Cursor(None)
+        # Text markers: the last bytes written, where a marker's start may wait for its end.
+        texts = [m for m in (call_begin, call_end) if isinstance(m, bytes)]
+        self._by_text = bool(texts)
+        self._keep = max((len(m) for m in texts), default=1) - 1
+        self._tail = b""
 
     def rollback(self, k: int) -> None:
         if k <= 0:
             return
-        mode, hbuf, cursor_state = self._history[-k]
+        mode, hbuf, tail, cursor_state = self._history[-k]
         del self._history[-k:]
-        self.mode, self._hbuf = mode, hbuf
+        self.mode, self._hbuf, self._tail = mode, hbuf, tail
         self.cursor.restore(cursor_state)
 
     def accept(self, token_id: int) -> None:
-        self._history.append((self.mode, self._hbuf, self.cursor.state()))
+        self._history.append((self.mode, self._hbuf, self._tail, self.cursor.state()))
+        if self._by_text:
+            self._accept_text(token_id, self._token_bytes[token_id])
+            return
         mode = self.mode
         if mode == BETWEEN:
             self._between(self._token_bytes[token_id])
@@ -374,6 +383,56 @@ class ArgumentsGuard:
                 self.mode, self._hbuf = OUTSIDE, b""
         else:
             self._read(self._token_bytes[token_id])
+
+    def _past(self, marker: Optional[int | bytes], token_id: int, data: bytes) -> Optional[int]:
+        """Where in ``data`` the bytes after ``marker`` start, if this token ends it."""
+        if marker is None:
+            return None
+        if not isinstance(marker, bytes):
+            return len(data) if token_id == marker else None
+        window = self._tail + data
+        i = window.find(marker, max(0, len(self._tail) - len(marker) + 1))
+        return None if i < 0 else i + len(marker) - len(self._tail)
+
+    def _accept_text(self, token_id: int, data: bytes) -> None:
+        """``accept`` where markers are text: the token's bytes carry the structure."""
+        while True:
+            mode = self.mode
+            if mode in (OUTSIDE, AFTER):
+                k = self._past(self._call_begin, token_id, data)
+                j = self._past(self._call_end, token_id, data) if mode == AFTER else None
+                if j is not None and (k is None or j <= k):
+                    self.mode, self._tail, data = OUTSIDE, b"", data[j:]
+                    continue
+                if k is None:
+                    self._tail = (self._tail + data)[-self._keep :] if self._keep else b""
+                    return
+                self.mode, self._hbuf, self._tail, data = (RAW if self._raw else HEADER), b"", b"", data[k:]
+            elif mode == RAW:
+                j = self._past(self._call_end, token_id, data)
+                if j is None:
+                    self._tail = (self._tail + data)[-self._keep :] if self._keep else b""
+                    self._hbuf = data[-1:] or self._hbuf
+                    return
+                self.mode, self._tail, data = OUTSIDE, b"", data[j:]
+            elif mode == HEADER:
+                self._hbuf += data
+                m = self._header_re.match(self._hbuf) if self._header_re is not None else None
+                if m is None:
+                    if len(self._hbuf) > self._max_header:
+                        self.mode, self._hbuf = OUTSIDE, b""
+                    return
+                self.cursor = Cursor(self._header_nodes[m.lastindex - 1])
+                self.mode, data = ARGS, self._hbuf[m.end() :]
+            elif mode == ARGS:
+                if not data:
+                    return
+                k = self.cursor.read(data)
+                if not self.cursor.done:
+                    return
+                self.mode, data = AFTER, data[k:]
+            else:
+                return
 
     def _read(self, data: bytes) -> None:
         if data:

@@ -308,6 +308,8 @@ class ReasonerGrammar:
         if fed:
             self._matcher.rollback(fed)
         words = row.numpy()
+        if self.grammar.no_controls is not None:
+            words &= self.grammar.no_controls
         # Not xgrammar's own "need apply" flag: it says False where only tokens it holds to be
         # special are masked, and those (our poisoned control tokens) must stay masked.
         need = bool((words != -1).any())

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from ..formats import ChatFormat, get_format
+from ..formats import ChatFormat, get_format, is_text
 from ..formats.base import TemplatePart, template_parts
 from .harmony_tag import harmony_tag, header_after_role
 from .schema import PreparedSchema, prepare
@@ -187,7 +187,7 @@ class _Markers:
         self.ids = ids
 
     def element(self, marker: str) -> Element:
-        tid = self.ids.get(marker)
+        tid = None if is_text(marker) else self.ids.get(marker)
         return token(tid) if tid is not None else const(marker)
 
     def text(self, parts: list[TemplatePart], name: Optional[str], sep: str) -> list[Element]:
@@ -285,7 +285,10 @@ def build_spec(
     choice, declared = resolve_tool_choice(tool_choice, tool_declarations(tools))
     chosen = [prepare_tool(d, unsupported, ask_xgrammar) for d in declared]
     marks = _Markers(dict(marker_ids or {}))
-    by_id = control_ids is not None and all(m in marks.ids for m in t.markers)
+    # Token markers by id where the tokenizer has them all; text markers are always text, and
+    # free text then keeps them out as text (any tokens could spell them).
+    by_id = control_ids is not None and all(m in marks.ids for m in t.markers if not is_text(m))
+    text_markup = bool(fmt.text_markers)
 
     if t.layout == "harmony":
         tag = harmony_tag(fmt, choice, chosen, marks.element, control_ids if by_id else None, max_whitespace)
@@ -346,7 +349,7 @@ def build_spec(
     trigger = t.trigger
     text_excludes = [m for m in fmt.markers if m != fmt.eos]
     if choice == "none":
-        if by_id:
+        if by_id and not text_markup:
             tag = any_tokens(sorted(control_ids))
         else:
             tag = any_text(text_excludes)
@@ -354,7 +357,7 @@ def build_spec(
         # After the trigger (the section marker, or a call's own begin where there is no
         # section) the rest of the tool calls, then nothing but the end.
         rest = seq([calls, *([marks.element(t.section_end)] if t.section_end else [])]) if t.section_begin else more(seq(call_rest()))
-        if by_id:
+        if by_id and not is_text(trigger):
             begin = marks.ids[trigger]
             tag = token_dispatch([(begin, rest)], sorted(i for i in control_ids if i != begin))
         else:
@@ -421,7 +424,7 @@ def build_structural_tag(
 
         vocab = vocabulary_for(tokenizer)
         fmt = get_format(format)
-        ids = {m: vocab.token_id(m) for m in fmt.markers if vocab.token_id(m) is not None}
+        ids = {m: vocab.token_id(m) for m in fmt.token_markers if vocab.token_id(m) is not None}
         control = sorted(vocab.control_ids)
     return build_spec(
         format,

@@ -60,8 +60,8 @@ class Vocabulary:
         )
         self.token_bytes: list[bytes] = list(plain.decoded_vocab)
         # Parameter tags that a tokenizer has as special tokens (GLM's <arg_key>) are written as
-        # text by xgrammar's XML styles: they keep their text.
-        text_tags = _parameter_tags()
+        # text by xgrammar's XML styles, and text markers as text by any grammar: they keep their text.
+        text_tags = _written_as_text()
         added = getattr(tokenizer, "added_tokens_decoder", {})
         self.control_ids = frozenset(
             i for i, tok in added.items() if i not in self.stop_token_ids and str(tok) not in text_tags
@@ -136,11 +136,19 @@ class TokenTables:
             pack(np.flatnonzero(plain & (self.chars > r)), size) for r in range(self.max_chars + 1)
         ]
         self.empty = pack((), size)
+        self.control_mask = pack(control_ids, size)
 
 
-def _parameter_tags() -> frozenset[str]:
-    """The tags of every registered format whose arguments are written as parameters."""
-    return frozenset(m for name in format_names() if (xml := get_format(name).tools.xml) is not None for m in xml.markers)
+def _written_as_text() -> frozenset[str]:
+    """What every registered format has written as text: its text markers, and the tags of
+    arguments written as parameters."""
+    out: set[str] = set()
+    for name in format_names():
+        fmt = get_format(name)
+        out.update(fmt.text_markers)
+        if fmt.tools.xml is not None:
+            out.update(fmt.tools.xml.markers)
+    return frozenset(out)
 
 
 def _default_stop_ids(tokenizer: Any) -> list[int]:

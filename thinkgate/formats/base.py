@@ -11,6 +11,27 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal, Optional, Union
 
+class Text(str):
+    """A marker the model writes as ordinary text (MiniMax-M2's ``<minimax:tool_call>``).
+
+    A marker given as a plain string is a *token*: the tokenizer has it as one special token,
+    the parser counts it only when that token was generated, and the grammar writes it by id, so
+    the model cannot spell it with ordinary tokens. A ``Text`` marker is matched as text by the
+    parser, the grammar and the guard alike, whatever tokens spell it, and needs nothing of the
+    tokenizer. Reasoning markers and end-of-sequence markers are tokens.
+    """
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"Text({str.__repr__(self)})"
+
+
+def is_text(marker: str) -> bool:
+    """Whether ``marker`` is matched as text (a :class:`Text`) rather than as a token."""
+    return isinstance(marker, Text)
+
+
 Thinking = Union[bool, Literal["auto"]]
 """How an output starts: ``True`` inside reasoning, ``False`` in the answer, ``"auto"`` in the
 answer unless the model opens the reasoning marker itself."""
@@ -218,6 +239,9 @@ class ToolCallFormat:
             raise ValueError(f"a json_array layout needs the text that opens and closes its array (array=), got {self.array!r}")
         if self.id_length < 0:
             raise ValueError(f"id_length must be 0 (thinkgate's own ids) or a positive length, not {self.id_length}")
+        kinds = {is_text(m) for m in self.markers}
+        if len(kinds) > 1:
+            raise ValueError(f"the tool markers are all tokens or all text (Text), not some of each: {self.markers!r}")
 
     @property
     def call_object_layout(self) -> bool:
@@ -306,7 +330,7 @@ class ToolCallFormat:
         out: list[HeaderPiece] = []
         for kind, text in template_parts(template):
             if kind == "sep":
-                out.append(HeaderPiece("marker", self.sep))
+                out.append(HeaderPiece("text" if is_text(self.sep) else "marker", self.sep))
             elif kind == "id":
                 out.append(HeaderPiece("id", self.id_marker))
             elif kind != "text":
@@ -361,10 +385,25 @@ class ChatFormat:
     # Markers besides ``eos`` that end the generation (harmony: ``<|call|>``).
     stops: tuple[str, ...] = ()
 
+    def __post_init__(self) -> None:
+        texts = [m for m in (self.reasoning.open, self.reasoning.close, self.eos, *self.stops) if is_text(m)]
+        if texts:
+            raise ValueError(f"format {self.name!r}: reasoning and end-of-sequence markers are tokens, not text ({', '.join(map(repr, texts))})")
+
     @property
     def markers(self) -> tuple[str, ...]:
         """Every marker of the output: reasoning, tool markup, end of sequence."""
         return tuple(dict.fromkeys(m for m in (self.reasoning.open, self.reasoning.close, *self.tools.markers, self.eos, *self.stops) if m))
+
+    @property
+    def token_markers(self) -> tuple[str, ...]:
+        """The markers the tokenizer has as single tokens (matched by id)."""
+        return tuple(m for m in self.markers if not is_text(m))
+
+    @property
+    def text_markers(self) -> tuple[str, ...]:
+        """The markers matched as text (see :class:`Text`)."""
+        return tuple(m for m in self.markers if is_text(m))
 
     def start_thinking(self, thinking: object) -> Thinking:
         """The stage an output of this format starts in, as a request asks (``True``, ``False``

@@ -34,12 +34,13 @@ def open_marker_ids(fmt: ChatFormat, tokenizer: Any) -> tuple[int, ...] | None:
 
 
 def marker_token_ids(fmt: ChatFormat | str, tokenizer: Any) -> dict[str, int]:
-    """Each of the format's markers that is a single token of ``tokenizer``, with its id.
+    """Each of the format's token markers that is a single token of ``tokenizer``, with its id
+    (a :class:`~thinkgate.formats.Text` marker is matched as text, never by id).
 
     ``tokenizer`` is a Hugging Face tokenizer or a mapping from marker text to id."""
     fmt = get_format(fmt)
     out = {}
-    for marker in fmt.markers:
+    for marker in fmt.token_markers:
         tid = single_token_id(tokenizer, marker)
         if tid is not None:
             out[marker] = tid

@@ -5,15 +5,18 @@ Two rules decide what counts as a marker:
 * **Text only** (no token ids fed): a marker is its text, wherever the parser's state admits it.
   Text at the end of a delta that could still grow into a marker is held back until the next
   delta decides (at most one marker's length).
-* **With token ids**: a marker counts only when its special token is among the delta's ids. A
-  special token decodes to its whole text inside one delta, so a marker spelled with ordinary
-  tokens (or split across deltas) is literal text, and nothing needs holding back. This keeps the
-  parser in step with the grammar, which watches token ids too.
+* **With token ids**: a token marker counts only when its special token is among the delta's
+  ids. A special token decodes to its whole text inside one delta, so a marker spelled with
+  ordinary tokens (or split across deltas) is literal text, and nothing needs holding back. This
+  keeps the parser in step with the grammar, which watches token ids too. A text marker
+  (:class:`~thinkgate.formats.Text`) counts as text in both modes, held back as in the first.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+
+from ..formats import is_text
 
 
 class Credits:
@@ -31,10 +34,13 @@ class Credits:
         self.fresh_from = fresh_from
 
     def available(self, marker: str, at: int) -> bool:
+        if is_text(marker):
+            return True
         return at >= self.fresh_from and self._left.get(marker, 0) > 0
 
     def take(self, marker: str) -> None:
-        self._left[marker] -= 1
+        if not is_text(marker):
+            self._left[marker] -= 1
 
     @staticmethod
     def from_ids(
@@ -51,12 +57,15 @@ class Credits:
 class MarkerSet:
     """A fixed set of markers looked for together in one parser state."""
 
-    __slots__ = ("markers", "_firsts", "_longest")
+    __slots__ = ("markers", "_firsts", "_longest", "_texts")
 
     def __init__(self, markers: Iterable[str]) -> None:
         self.markers = tuple(dict.fromkeys(m for m in markers if m))
         self._firsts = tuple(dict.fromkeys(m[0] for m in self.markers))
         self._longest = max((len(m) for m in self.markers), default=0)
+        # With token ids only text markers can arrive split across deltas: held back by these.
+        texts = tuple(m for m in self.markers if is_text(m))
+        self._texts = None if not texts else self if len(texts) == len(self.markers) else MarkerSet(texts)
 
     def find(self, text: str, pos: int, credits: Credits | None) -> tuple[int, str | None]:
         """The earliest marker in ``text[pos:]`` that counts: ``(index, marker)``, or
@@ -74,9 +83,11 @@ class MarkerSet:
     def hold_from(self, text: str, pos: int, credits: Credits | None) -> int:
         """Where the tail that could still become a marker starts (``len(text)`` if none).
 
-        With token ids nothing is held: a real marker never arrives split."""
+        With token ids only a text marker is held: a token marker never arrives split."""
         n = len(text)
-        if credits is not None or n <= pos:
+        if credits is not None:
+            return self._texts.hold_from(text, pos, None) if self._texts is not None else n
+        if n <= pos:
             return n
         start = max(pos, n - self._longest + 1)
         best = n
