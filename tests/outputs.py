@@ -198,7 +198,7 @@ def harmony_outputs(draw, fmt: ChatFormat, thinking: bool, allow_broken: bool = 
 @st.composite
 def outputs(draw, fmt: ChatFormat, thinking: bool, allow_broken: bool = False) -> Output:
     t = fmt.tools
-    if t.layout == "harmony":
+    if t.messages is not None:
         return draw(harmony_outputs(fmt, thinking, allow_broken))
     reasoning = None
     text = ""
@@ -211,7 +211,7 @@ def outputs(draw, fmt: ChatFormat, thinking: bool, allow_broken: bool = False) -
     if not thinking:
         content = content.lstrip()
     calls = draw(st.lists(st.tuples(names, xml_arguments(fmt) if t.xml else arguments(fmt)), max_size=4))
-    bare = t.layout == "bare_json"
+    bare = t.bare
     if bare:
         # With no marker before a call, an answer is either calls or text that is no call.
         content = "" if calls else ("." + content if content.startswith("{") else content)
@@ -222,7 +222,7 @@ def outputs(draw, fmt: ChatFormat, thinking: bool, allow_broken: bool = False) -
         first_index = draw(st.integers(0, 100))  # Kimi-K2 numbers calls across the conversation
         pieces, broken = _call_texts(draw, fmt, calls, allow_broken, first_index)
         text += t.section_around(t.separator.join(pieces))
-        if (bare or t.layout == "json_array") and broken:
+        if (bare or any(t.array)) and broken:
             # A broken call has no end marker to stop at: the rest of the output is its text.
             broken = broken[:1]
             calls = calls[: broken[0]]

@@ -204,6 +204,6 @@ def test_without_a_tokenizer_every_format_gives_a_tag_with_markers_as_text(token
     info = xgr.TokenizerInfo.from_huggingface(tokenizer, vocab_size=len(tokenizer))
     for choice in ("auto", "required", "none"):
         grammar = xgr.GrammarCompiler(info).compile_grammar(xgr.Grammar.from_structural_tag(build_structural_tag(name, [GET_WEATHER], choice)))
-        if choice == "required" and fmt.tools.layout != "harmony":
+        if choice == "required" and fmt.tools.messages is None:
             matcher = xgr.GrammarMatcher(grammar)
             assert matcher.accept_string(fmt.tools.section_text([("get_weather", WEATHER_ARGS)]))

@@ -61,7 +61,7 @@ def sample_batch(tokenizer, fmt, choice, thinking, n, seed, batch=25, via_logits
     # from its header's first token on: the answer's header starts with the same marker)
     if msgs is not None:
         trigger, delay = tokenizer.encode(msgs.channel + msgs.tool_channel, add_special_tokens=False), 0
-    elif t.layout == "bare_json":  # no marker: an answer that starts with "{" is the calls
+    elif t.bare:  # no marker: an answer that starts with "{" is the calls
         trigger, delay = [vocab.token_id("{")], 0
     elif is_text(t.trigger):  # a text marker: the tokens that spell it
         trigger, delay = tokenizer.encode(t.trigger, add_special_tokens=False), 3

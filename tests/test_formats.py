@@ -95,9 +95,34 @@ def test_markers_are_single_special_tokens_of_the_real_tokenizer(tokenizer):
 def test_a_json_array_layout_without_its_brackets_is_refused_by_name():
     import dataclasses
 
-    from thinkgate.formats import MISTRAL_JSON
+    from thinkgate.formats import MISTRAL_JSON, JsonCalls
 
-    with pytest.raises(ValueError, match=r"json_array layout needs the text that opens and closes its array"):
-        dataclasses.replace(MISTRAL_JSON.tools, array=("[", ""))
+    with pytest.raises(ValueError, match=r"JSON array of calls needs the text that opens and closes it"):
+        JsonCalls(array=("[", ""))
     with pytest.raises(ValueError, match="id_length"):
         dataclasses.replace(MISTRAL_JSON.tools, id_length=-1)
+
+
+def test_layouts_and_arguments_styles_that_do_not_go_together_are_refused_by_name():
+    import dataclasses
+
+    from thinkgate.formats import GPT_OSS, LLAMA3_JSON, QWEN3_CODER, CallObject, JsonArguments
+
+    with pytest.raises(ValueError, match="JsonCalls.*CallObject"):
+        dataclasses.replace(LLAMA3_JSON.tools, arguments=JsonArguments())
+    with pytest.raises(ValueError, match="channel messages.*JsonArguments"):
+        dataclasses.replace(GPT_OSS.tools, arguments=CallObject())
+    with pytest.raises(ValueError, match="layout must be one of MarkedCalls, JsonCalls, ChannelMessages"):
+        dataclasses.replace(QWEN3_CODER.tools, layout="tagged_xml")
+
+
+def test_every_layout_has_one_parser_module_and_one_grammar_module_of_its_name():
+    import importlib
+
+    from thinkgate.formats import LAYOUTS
+
+    for layout in LAYOUTS:
+        parser = importlib.import_module(f"thinkgate.parsing.{layout.name}")
+        grammar = importlib.import_module(f"thinkgate.constraint.{layout.name}")
+        assert callable(parser.machine_class), layout.name
+        assert callable(grammar.layout_tag), layout.name

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from helpers import cuts, normalise, seq_ids, stream_deltas, stream_events
 from outputs import cut_points, outputs
 from thinkgate import parse
-from thinkgate.formats import DEEPSEEK_R1, get_format, names
+from thinkgate.formats import DEEPSEEK_R1, JsonCalls, get_format, names
 from thinkgate.parsing import ToolCallEnd, accumulate
 
 FORMATS = [get_format(n) for n in names()]  # every registered format, a new one included
@@ -40,7 +40,7 @@ def _structure(fmt):
     calls that have no markers (Llama's ";"), and for a format of channel messages (harmony) the
     role and the headers of the channels."""
     msgs = fmt.tools.messages
-    if fmt.tools.layout in ("bare_json", "json_array"):
+    if isinstance(fmt.tools.layout, JsonCalls):
         return (*fmt.markers, *(s.strip() for s in (fmt.tools.separator, *fmt.tools.array) if s.strip()))
     if msgs is None:
         return fmt.markers

@@ -100,7 +100,7 @@ def cmd_formats(args: argparse.Namespace) -> int:
             by_format.setdefault(name, []).append(alias)
     for name in names():
         fmt = get_format(name)
-        print(f"{name:<16} layout={fmt.tools.layout:<12} thinking={str(fmt.reasoning.default_thinking):<5} aliases={', '.join(sorted(by_format.get(name, []))) or '-'}")
+        print(f"{name:<16} layout={fmt.tools.layout.name:<16} thinking={str(fmt.reasoning.default_thinking):<5} aliases={', '.join(sorted(by_format.get(name, []))) or '-'}")
         if fmt.description:
             print(f"{'':<16} {fmt.description}")
     return 0

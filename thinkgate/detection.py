@@ -210,7 +210,7 @@ def _spellings(text: str, value: dict) -> list[str]:
 
 def _section_length(tools: ToolCallFormat, text: str, n: int) -> Optional[int]:
     """The length of ``tools``' section of the ``n`` probe calls in ``text``, or None if absent."""
-    # Parameters (tagged_xml) are written one way; JSON is found as the template spelled it.
+    # Parameters (XmlArguments) are written one way; JSON is found as the template spelled it.
     spell = (lambda a: [json.dumps(a)]) if tools.xml is not None else (lambda a: _spellings(text, a))
     # Call objects may hold the call's id, as templates write it back (Mistral's).
     ids = [_probe_ids(n, tools.call_id), [""] * n] if tools.id_key else [[""] * n]

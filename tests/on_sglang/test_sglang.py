@@ -107,7 +107,7 @@ def test_detectors_parse_through_function_call_parser(fmt):
     ascii_escapes = fmt.tools.xml is None
     args = [json.dumps({"city": "Paris", "days": 2}), json.dumps({"time": "07:30", "label": "a<｜}```"}, ensure_ascii=ascii_escapes)]
     # Llama 3.x (bare_json): an answer is calls or text, so no text comes before the calls
-    said = "" if fmt.tools.layout == "bare_json" else "Sure."
+    said = "" if fmt.tools.bare else "Sure."
     text = (said and said + " ") + fmt.tools.section_text([("get_weather", args[0]), ("set_alarm", args[1])])
     parser = FunctionCallParser(tools, name)
     assert parser.has_tool_call(text) and not parser.has_tool_call("Sure, no tools needed.")
@@ -128,9 +128,9 @@ def test_detectors_parse_through_function_call_parser(fmt):
     assert [names[i] for i in sorted(names)] == ["get_weather", "set_alarm"]
     assert [joined[i] for i in sorted(joined)] == args
     info = parser.detector.structure_info()("get_weather")
-    if fmt.tools.layout == "bare_json":
+    if fmt.tools.bare:
         assert info.begin == '{"name": "get_weather", "parameters": ' and info.trigger == '{"name": "'
-    elif fmt.tools.layout == "json_array":
+    elif any(fmt.tools.array):
         assert (info.begin, info.end, info.trigger) == ('[TOOL_CALLS][{"name": "get_weather", "arguments": ', "}]", "[TOOL_CALLS]")
     else:
         assert info.trigger == (fmt.tools.section_begin or fmt.tools.call_begin) and info.begin.endswith(fmt.tools.header_text("get_weather"))

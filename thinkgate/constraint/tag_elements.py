@@ -7,9 +7,18 @@ only passes the tag on; xgrammar reads the same dicts where a grammar is compile
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Optional
 
+from ..formats import ChatFormat, is_text
+from ..formats.base import TemplatePart
+
 Element = dict[str, Any]
+
+# R1 habitually writes "\n\n" between </think> and the tool block.
+LEADING_WHITESPACE = r"[ \t\r\n]{0,4}"
+# A call's number in its header (Kimi-K2 counts calls across the conversation).
+CALL_INDEX = r"(0|[1-9][0-9]{0,3})"
 
 
 def const(value: str) -> Element:
@@ -69,3 +78,60 @@ def structural_tag(element: Element) -> dict[str, Any]:
     """The whole tag, as ``xgrammar.Grammar.from_structural_tag`` and vLLM's ``structural_tag``
     option read it."""
     return {"type": "structural_tag", "format": element}
+
+
+class Markers:
+    """Markers as grammar elements: by token id when the tokenizer has them as single tokens."""
+
+    def __init__(self, ids: dict[str, int]):
+        self.ids = ids
+
+    def element(self, marker: str) -> Element:
+        tid = None if is_text(marker) else self.ids.get(marker)
+        return token(tid) if tid is not None else const(marker)
+
+    def text(self, parts: list[TemplatePart], name: Optional[str], sep: str) -> list[Element]:
+        """Parts of a header or footer template as elements, adjacent text merged; an id the
+        model may write is left out (a grammar never has one written)."""
+        out: list[Element] = []
+        for kind, text in parts:
+            if kind == "sep":
+                out.append(self.element(sep))
+                continue
+            if kind == "index":
+                out.append(regex(CALL_INDEX))
+                continue
+            if kind == "id":
+                continue
+            if kind == "name":
+                text = name or ""
+            if not text:
+                continue
+            if out and is_const(out[-1]):
+                out[-1] = const(out[-1]["value"] + text)
+            else:
+                out.append(const(text))
+        return out
+
+
+@dataclass
+class TagRequest:
+    """What a layout's grammar module builds its tag from: the format, the choice and the
+    prepared tools it leaves, the markers as elements, the control tokens (None where markers
+    are matched as text) and the whitespace bound of JSON."""
+
+    format: ChatFormat
+    choice: str  # "none", "auto", "required" or "named"
+    tools: list  # ToolSpec: name and prepared schema
+    parallel: bool
+    marks: Markers
+    control_ids: Optional[list[int]]
+    max_whitespace: Optional[int]
+
+    def free_text(self) -> Element:
+        """Text with no tool markup: by token (control tokens excluded) where every marker is
+        a token the tokenizer has, else as text keeping every marker out but the end."""
+        fmt = self.format
+        if self.control_ids is not None and not fmt.text_markers:
+            return any_tokens(sorted(self.control_ids))
+        return any_text([m for m in fmt.markers if m != fmt.eos])

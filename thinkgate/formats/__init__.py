@@ -1,7 +1,23 @@
 """Declarative descriptions of model output formats: the single source of truth for markers."""
 
 from . import deepseek, glm, harmony, kimi, llama, minimax, mistral, qwen
-from .base import NO_REASONING, ChannelMessages, ChatFormat, HeaderPiece, ReasoningFormat, Text, Thinking, ToolCallFormat, XmlArguments, is_text
+from .base import (
+    LAYOUTS,
+    NO_REASONING,
+    CallObject,
+    ChannelMessages,
+    ChatFormat,
+    HeaderPiece,
+    JsonArguments,
+    JsonCalls,
+    MarkedCalls,
+    ReasoningFormat,
+    Text,
+    Thinking,
+    ToolCallFormat,
+    XmlArguments,
+    is_text,
+)
 from .deepseek import DEEPSEEK_R1, DEEPSEEK_V3, DEEPSEEK_V3_1
 from .glm import GLM45
 from .harmony import GPT_OSS
@@ -16,6 +32,11 @@ for _fmt in (*deepseek.FORMATS, *qwen.FORMATS, *glm.FORMATS, *kimi.FORMATS, *mis
     register(_fmt)
 
 __all__ = [
+    "CallObject",
+    "JsonArguments",
+    "JsonCalls",
+    "LAYOUTS",
+    "MarkedCalls",
     "ChannelMessages",
     "ChatFormat",
     "DEEPSEEK_R1",

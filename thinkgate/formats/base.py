@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, Literal, Optional, Union
+from typing import Any, ClassVar, Literal, Optional, Union
 
 class Text(str):
     """A marker the model writes as ordinary text (MiniMax-M2's ``<minimax:tool_call>``).
@@ -86,8 +86,34 @@ class HeaderPiece:
 
 
 @dataclass(frozen=True)
+class MarkedCalls:
+    """Layout: calls delimited by markers. An optional section around them; each call its begin
+    marker, a header naming the tool, the arguments, a footer and its end marker (DeepSeek,
+    Kimi-K2, Mistral v11+, Qwen3, Qwen3-Coder, GLM, MiniMax-M2)."""
+
+    name: ClassVar[str] = "marked_calls"
+
+
+@dataclass(frozen=True)
+class JsonCalls:
+    """Layout: calls as JSON call objects with no markers of their own, joined by the
+    separator: the whole answer (``array`` empty: Llama 3.x, where an answer that starts with a
+    call object is calls) or one JSON array after the section marker (``array=("[", "]")``:
+    Mistral before tokenizer v11). ``optional_begin`` is a marker the model may write before its
+    calls (Llama's ``<|python_tag|>``), read where it is, never required, never generated."""
+
+    name: ClassVar[str] = "json_calls"
+    array: tuple[str, str] = ("", "")
+    optional_begin: str = ""
+
+    def __post_init__(self) -> None:
+        if any(self.array) and not all(self.array):
+            raise ValueError(f"a JSON array of calls needs the text that opens and closes it (array=), got {self.array!r}")
+
+
+@dataclass(frozen=True)
 class ChannelMessages:
-    """Output as a stream of messages, each on a named channel (gpt-oss harmony).
+    """Layout: output as a stream of messages, each on a named channel (gpt-oss harmony).
 
     A message is ``start + role + HEADER + message + BODY`` ended by ``end`` (the turn goes on),
     the format's end of sequence (the answer is complete) or the tool layout's ``call_end``.
@@ -112,6 +138,8 @@ class ChannelMessages:
     function_prefix: str  # a recipient that is a function: ``functions.``
     content_type: str  # what a call's arguments are: ``json``
 
+    name: ClassVar[str] = "channel_messages"
+
     @property
     def markers(self) -> tuple[str, ...]:
         return (self.start, self.channel, self.message, self.end, self.constrain)
@@ -121,9 +149,33 @@ class ChannelMessages:
         return self.channel + channel + self.message
 
 
+LAYOUTS: tuple[type, ...] = (MarkedCalls, JsonCalls, ChannelMessages)
+"""Every layout; each has one parser module (``thinkgate/parsing/NAME.py``) and one grammar
+module (``thinkgate/constraint/NAME.py``), ``NAME`` its ``name``."""
+
+Layout = Union[MarkedCalls, JsonCalls, ChannelMessages]
+
+
+@dataclass(frozen=True)
+class JsonArguments:
+    """Arguments style: the arguments are one JSON object after the call's header."""
+
+
+@dataclass(frozen=True)
+class CallObject:
+    """Arguments style: each call is one JSON object that names the tool and holds the
+    arguments (``{"name": NAME, "arguments": {…}}``; Qwen3, Llama 3.x, Mistral's array).
+    ``id_key`` is the key under which a chat template writes the call's id back into the
+    object (the parser reads past it)."""
+
+    name_key: str = "name"
+    arguments_key: str = "arguments"
+    id_key: str = ""
+
+
 @dataclass(frozen=True)
 class XmlArguments:
-    """Arguments written as XML-like parameters, one per key, rather than as a JSON object.
+    """Arguments style: XML-like parameters, one per key, rather than a JSON object.
 
     One parameter is written ``key_open + KEY + key_close + between + value_open + padding +
     VALUE + padding + value_close + "\n"``: a string value as its bare text, any other value as
@@ -180,22 +232,21 @@ class XmlArguments:
         return "".join(self.parameter(k, v) for k, v in values.items())
 
 
+Arguments = Union[JsonArguments, CallObject, XmlArguments]
+
+
 @dataclass(frozen=True)
 class ToolCallFormat:
-    """Tool calls as a section of marker-delimited calls, each a header naming the tool and the
-    JSON arguments, then a footer.
+    """Tool calls: a layout (how calls stand in the output) with an arguments style (how one
+    call's arguments are written), and the markers and templates both are written with.
 
-    Layouts: ``tagged_json`` (the header names the tool, the arguments follow as JSON),
-    ``json_object`` (each call one JSON object holding name and arguments, inside its markers),
-    ``bare_json`` (no markers at all: an answer that *starts* with a JSON call object is calls,
-    joined by ``separator``; Llama 3.x), ``json_array`` (after the section marker, one JSON array
-    of call objects, the text around it in ``array``; Mistral before tokenizer v11), ``tagged_xml`` (as ``tagged_json``, the arguments written
-    as parameters, see :class:`XmlArguments`; Qwen3-Coder, GLM) and ``harmony`` (channel
-    messages).
+    Layouts: :class:`MarkedCalls`, :class:`JsonCalls`, :class:`ChannelMessages`. Arguments:
+    :class:`JsonArguments`, :class:`CallObject`, :class:`XmlArguments`.
 
     The call text is ``call_begin + header.format(sep=sep, name=NAME) + ARGS + footer + call_end``
     and calls in a section are joined by ``separator``. Example (DeepSeek V3.1)::
 
+        layout=MarkedCalls(),
         section=("<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>"),
         call=("<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>"),
         sep="<｜tool▁sep｜>", header="{name}{sep}", footer="", separator=""
@@ -203,50 +254,75 @@ class ToolCallFormat:
     accepts ``<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{"a": 1}<｜tool▁call▁end｜><｜tool▁calls▁end｜>``.
     """
 
-    layout: Literal["tagged_json", "json_object", "json_array", "bare_json", "tagged_xml", "harmony"]
-    section: tuple[str, str]
-    call: tuple[str, str]
-    sep: str
-    header: str
+    layout: Layout
+    arguments: Arguments = JsonArguments()
+    section: tuple[str, str] = ("", "")
+    call: tuple[str, str] = ("", "")
+    sep: str = ""
+    header: str = ""
     footer: str = ""
     separator: str = ""
-    # json_object layout: the call is one JSON object that names the tool and holds the arguments
-    name_key: str = "name"
-    arguments_key: str = "arguments"
     # The call's id as the model's chat template writes it back into the conversation (a
     # template over {name} and {index}); empty: ids are thinkgate's own ``call_…``.
     call_id: str = ""
     # The marker before an optional call id written in the header (see CALL_ID).
     id_marker: str = ""
-    # harmony layout: the messages and channels the output is written in.
-    messages: Optional[ChannelMessages] = None
-    # bare_json layout: a marker the model may write before its calls (Llama's <|python_tag|>);
-    # read when it is there, never required, never generated under a grammar.
-    optional_begin: str = ""
-    # tagged_xml layout: how the parameters are written.
-    xml: Optional[XmlArguments] = None
-    # json_array layout: the text that opens and closes the array of call objects.
-    array: tuple[str, str] = ("", "")
-    # Call objects: the key under which the chat template writes the call's id back (the parser
-    # reads past it).
-    id_key: str = ""
     # Ids thinkgate makes for this format's calls are this many random letters and digits (0:
     # ``call_`` and 24 hex digits); Mistral's templates refuse an id of any other shape.
     id_length: int = 0
 
     def __post_init__(self) -> None:
-        if self.layout == "json_array" and not all(self.array):
-            raise ValueError(f"a json_array layout needs the text that opens and closes its array (array=), got {self.array!r}")
+        if not isinstance(self.layout, LAYOUTS):
+            raise ValueError(f"layout must be one of {', '.join(c.__name__ for c in LAYOUTS)}, not {self.layout!r}")
+        if isinstance(self.layout, JsonCalls) and not isinstance(self.arguments, CallObject):
+            raise ValueError("calls as JSON objects (JsonCalls) write their arguments inside a call object: arguments=CallObject(...)")
+        if isinstance(self.layout, ChannelMessages) and not isinstance(self.arguments, JsonArguments):
+            raise ValueError("channel messages write a call's arguments as a JSON object: arguments=JsonArguments()")
         if self.id_length < 0:
             raise ValueError(f"id_length must be 0 (thinkgate's own ids) or a positive length, not {self.id_length}")
         kinds = {is_text(m) for m in self.markers}
         if len(kinds) > 1:
             raise ValueError(f"the tool markers are all tokens or all text (Text), not some of each: {self.markers!r}")
 
+    # What the layout and the arguments style hold, read where the call's text is written.
+
+    @property
+    def messages(self) -> Optional[ChannelMessages]:
+        return self.layout if isinstance(self.layout, ChannelMessages) else None
+
+    @property
+    def xml(self) -> Optional[XmlArguments]:
+        return self.arguments if isinstance(self.arguments, XmlArguments) else None
+
+    @property
+    def array(self) -> tuple[str, str]:
+        return self.layout.array if isinstance(self.layout, JsonCalls) else ("", "")
+
+    @property
+    def bare(self) -> bool:
+        """Calls with no marker at all: an answer that starts with a call object is calls."""
+        return isinstance(self.layout, JsonCalls) and not any(self.layout.array)
+
+    @property
+    def optional_begin(self) -> str:
+        return self.layout.optional_begin if isinstance(self.layout, JsonCalls) else ""
+
+    @property
+    def name_key(self) -> str:
+        return self.arguments.name_key if isinstance(self.arguments, CallObject) else "name"
+
+    @property
+    def arguments_key(self) -> str:
+        return self.arguments.arguments_key if isinstance(self.arguments, CallObject) else "arguments"
+
+    @property
+    def id_key(self) -> str:
+        return self.arguments.id_key if isinstance(self.arguments, CallObject) else ""
+
     @property
     def call_object_layout(self) -> bool:
         """Whether a call is one JSON object holding both the name and the arguments."""
-        return self.layout in ("json_object", "json_array", "bare_json")
+        return isinstance(self.arguments, CallObject)
 
     @property
     def section_begin(self) -> str:

@@ -4,7 +4,7 @@ Every DeepSeek marker is a single special token of the DeepSeek tokenizer; ``｜
 ``▁`` (U+2581) are part of the marker text.
 """
 
-from .base import ChatFormat, ChatMarkers, ReasoningFormat, ToolCallFormat
+from .base import ChatFormat, ChatMarkers, MarkedCalls, ReasoningFormat, ToolCallFormat
 
 TOOL_CALLS_BEGIN = "<｜tool▁calls▁begin｜>"
 TOOL_CALLS_END = "<｜tool▁calls▁end｜>"
@@ -33,7 +33,7 @@ _CONVERSATION = dict(
 # R1 and V3-0324: ``function<｜tool▁sep｜>NAME`` then the arguments in a ```json code block;
 # calls separated by a newline.
 CODEBLOCK = ToolCallFormat(
-    layout="tagged_json",
+    layout=MarkedCalls(),
     section=(TOOL_CALLS_BEGIN, TOOL_CALLS_END),
     call=(TOOL_CALL_BEGIN, TOOL_CALL_END),
     sep=TOOL_SEP,
@@ -44,7 +44,7 @@ CODEBLOCK = ToolCallFormat(
 
 # V3.1: ``NAME<｜tool▁sep｜>`` then bare JSON arguments; calls back to back.
 SEP_JSON = ToolCallFormat(
-    layout="tagged_json",
+    layout=MarkedCalls(),
     section=(TOOL_CALLS_BEGIN, TOOL_CALLS_END),
     call=(TOOL_CALL_BEGIN, TOOL_CALL_END),
     sep=TOOL_SEP,

@@ -6,7 +6,7 @@ a string value as its bare text, any other as JSON; calls separated by a newline
 one in the prompt. A turn ends with ``<|user|>`` or, after tool calls, ``<|observation|>``.
 """
 
-from .base import ChatFormat, ReasoningFormat, ToolCallFormat, XmlArguments
+from .base import ChatFormat, MarkedCalls, ReasoningFormat, ToolCallFormat, XmlArguments
 
 TOOL_CALL_BEGIN = "<tool_call>"
 TOOL_CALL_END = "</tool_call>"
@@ -17,13 +17,11 @@ USER = "<|user|>"
 OBSERVATION = "<|observation|>"
 
 GLM_TOOLS = ToolCallFormat(
-    layout="tagged_xml",
-    section=("", ""),
+    layout=MarkedCalls(),
     call=(TOOL_CALL_BEGIN, TOOL_CALL_END),
-    sep="",
     header="{name}\n",
     separator="\n",
-    xml=XmlArguments(style="glm_xml", key_open="<arg_key>", key_close="</arg_key>", value_open="<arg_value>", value_close="</arg_value>", between="\n"),
+    arguments=XmlArguments(style="glm_xml", key_open="<arg_key>", key_close="</arg_key>", value_open="<arg_value>", value_close="</arg_value>", between="\n"),
 )
 
 GLM45 = ChatFormat(

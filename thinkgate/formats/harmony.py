@@ -50,12 +50,10 @@ HARMONY_MESSAGES = ChannelMessages(
 # A call is a whole message: <|start|>assistant<|channel|>commentary to=functions.NAME
 # <|constrain|>json<|message|>{ARGS}<|call|> (the form gpt-oss's chat template writes back).
 HARMONY_TOOLS = ToolCallFormat(
-    layout="harmony",
-    section=("", ""),
+    layout=HARMONY_MESSAGES,
     call=(START, CALL),
     sep=MESSAGE,
     header=ASSISTANT + CHANNEL + COMMENTARY + " " + RECIPIENT + FUNCTIONS + "{name} " + CONSTRAIN + JSON + "{sep}",
-    messages=HARMONY_MESSAGES,
 )
 
 GPT_OSS = ChatFormat(

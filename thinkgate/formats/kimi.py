@@ -7,7 +7,7 @@ Kimi's chat template writes ``tool_call.id`` back in that place, so the id must 
 K2-Thinking thinks in ``<think>…</think>``, opened by the model itself.
 """
 
-from .base import ChatFormat, ReasoningFormat, ToolCallFormat
+from .base import ChatFormat, MarkedCalls, ReasoningFormat, ToolCallFormat
 
 TOOL_CALLS_SECTION_BEGIN = "<|tool_calls_section_begin|>"
 TOOL_CALLS_SECTION_END = "<|tool_calls_section_end|>"
@@ -19,7 +19,7 @@ THINK_CLOSE = "</think>"
 IM_END = "<|im_end|>"
 
 KIMI_TOOLS = ToolCallFormat(
-    layout="tagged_json",
+    layout=MarkedCalls(),
     section=(TOOL_CALLS_SECTION_BEGIN, TOOL_CALLS_SECTION_END),
     call=(TOOL_CALL_BEGIN, TOOL_CALL_END),
     sep=TOOL_CALL_ARGUMENT_BEGIN,

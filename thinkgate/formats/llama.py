@@ -8,22 +8,16 @@ write ``<|python_tag|>`` before a call (it is trained to for its built-in tools)
 ``<|eom_id|>`` instead of ``<|eot_id|>``. Llama 3.x does not think.
 """
 
-from .base import NO_REASONING, ChatFormat, ToolCallFormat
+from .base import NO_REASONING, CallObject, ChatFormat, JsonCalls, ToolCallFormat
 
 PYTHON_TAG = "<|python_tag|>"
 EOT = "<|eot_id|>"
 EOM = "<|eom_id|>"
 
 LLAMA3_TOOLS = ToolCallFormat(
-    layout="bare_json",
-    section=("", ""),
-    call=("", ""),
-    sep="",
-    header="",
+    layout=JsonCalls(optional_begin=PYTHON_TAG),
+    arguments=CallObject(name_key="name", arguments_key="parameters"),
     separator="; ",
-    name_key="name",
-    arguments_key="parameters",
-    optional_begin=PYTHON_TAG,
 )
 
 LLAMA3_JSON = ChatFormat(

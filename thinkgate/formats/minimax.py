@@ -15,7 +15,7 @@ it with any tokens), so every tool marker is a :class:`~.base.Text`. MiniMax-M2 
 reasoning. ``[e~[`` ends a turn; roles are written ``]~b]user``, ``]~b]ai``, ``]~b]tool``.
 """
 
-from .base import ChatFormat, ReasoningFormat, Text, ToolCallFormat, XmlArguments
+from .base import ChatFormat, MarkedCalls, ReasoningFormat, Text, ToolCallFormat, XmlArguments
 
 TOOL_CALLS_BEGIN = Text("<minimax:tool_call>\n")
 TOOL_CALLS_END = Text("</minimax:tool_call>")
@@ -26,12 +26,11 @@ THINK_CLOSE = "</think>"
 END_OF_TURN = "[e~["
 
 MINIMAX_TOOLS = ToolCallFormat(
-    layout="tagged_xml",
+    layout=MarkedCalls(),
+    arguments=XmlArguments(style="minimax_xml", key_open='<parameter name="', key_close='">', value_close="</parameter>"),
     section=(TOOL_CALLS_BEGIN, TOOL_CALLS_END),
     call=(INVOKE_BEGIN, INVOKE_END),
-    sep="",
     header='{name}">\n',
-    xml=XmlArguments(style="minimax_xml", key_open='<parameter name="', key_close='">', value_close="</parameter>"),
 )
 
 MINIMAX_M2 = ChatFormat(

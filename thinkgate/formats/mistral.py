@@ -16,7 +16,7 @@ do not think.
 Both families' templates refuse a call id that is not nine letters and digits.
 """
 
-from .base import NO_REASONING, ChatFormat, ReasoningFormat, ToolCallFormat
+from .base import NO_REASONING, CallObject, ChatFormat, JsonCalls, MarkedCalls, ReasoningFormat, ToolCallFormat
 
 TOOL_CALLS = "[TOOL_CALLS]"
 ARGS = "[ARGS]"
@@ -26,8 +26,7 @@ THINK_CLOSE = "[/THINK]"
 EOS = "</s>"
 
 MISTRAL_TOOLS = ToolCallFormat(
-    layout="tagged_json",
-    section=("", ""),
+    layout=MarkedCalls(),
     call=(TOOL_CALLS, ""),
     sep=ARGS,
     # v11+ tokenizers may write the call's id: NAME[CALL_ID]a1b2c3d4e[ARGS]
@@ -37,16 +36,12 @@ MISTRAL_TOOLS = ToolCallFormat(
 )
 
 MISTRAL_JSON_TOOLS = ToolCallFormat(
-    layout="json_array",
-    section=(TOOL_CALLS, ""),
-    call=("", ""),
-    sep="",
-    header="",
     # Templates join the objects with ", "; the array's "[" follows the marker directly (tekken:
     # Nemo) or after a space (sentencepiece: 7B v0.3), which readers and the grammar allow.
-    array=("[", "]"),
+    layout=JsonCalls(array=("[", "]")),
+    arguments=CallObject(id_key="id"),
+    section=(TOOL_CALLS, ""),
     separator=", ",
-    id_key="id",
     id_length=9,
 )
 

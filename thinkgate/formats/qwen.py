@@ -16,7 +16,7 @@ as its bare text, and does not think::
     </tool_call>
 """
 
-from .base import NO_REASONING, ChatFormat, ReasoningFormat, ToolCallFormat, XmlArguments
+from .base import NO_REASONING, CallObject, ChatFormat, MarkedCalls, ReasoningFormat, ToolCallFormat, XmlArguments
 
 TOOL_CALL_BEGIN = "<tool_call>"
 TOOL_CALL_END = "</tool_call>"
@@ -25,15 +25,12 @@ THINK_CLOSE = "</think>"
 IM_END = "<|im_end|>"
 
 HERMES = ToolCallFormat(
-    layout="json_object",
-    section=("", ""),
+    layout=MarkedCalls(),
+    arguments=CallObject(name_key="name", arguments_key="arguments"),
     call=(TOOL_CALL_BEGIN, TOOL_CALL_END),
-    sep="",
     header="\n",
     footer="\n",
     separator="\n",
-    name_key="name",
-    arguments_key="arguments",
 )
 
 QWEN3 = ChatFormat(
@@ -47,14 +44,12 @@ QWEN3 = ChatFormat(
 )
 
 QWEN3_CODER_TOOLS = ToolCallFormat(
-    layout="tagged_xml",
-    section=("", ""),
+    layout=MarkedCalls(),
+    arguments=XmlArguments(style="qwen_xml", key_open="<parameter=", key_close=">", value_close="</parameter>", padding="\n"),
     call=(TOOL_CALL_BEGIN, TOOL_CALL_END),
-    sep="",
     header="\n<function={name}>\n",
     footer="</function>\n",
     separator="\n",
-    xml=XmlArguments(style="qwen_xml", key_open="<parameter=", key_close=">", value_close="</parameter>", padding="\n"),
 )
 
 QWEN3_CODER = ChatFormat(

@@ -164,7 +164,7 @@ class ThinkgateDetector(BaseFormatDetector):
 
     def has_tool_call(self, text: str) -> bool:
         t = self.format.tools
-        if t.layout == "bare_json":  # no marker: an answer that starts with a call object
+        if t.bare:  # no marker: an answer that starts with a call object
             head = text.lstrip()
             return head.startswith("{") or bool(t.optional_begin) and head.startswith(t.optional_begin)
         return any(m and m in text for m in (t.section_begin, t.call_begin))
@@ -216,10 +216,10 @@ class ThinkgateDetector(BaseFormatDetector):
         t = self.format.tools
 
         def info(name: str) -> StructureInfo:
-            if t.layout == "bare_json":  # the call object up to its arguments, then its brace
+            if t.bare:  # the call object up to its arguments, then its brace
                 begin = t.call_object(name, "\0").partition("\0")[0]
                 return StructureInfo(begin=begin, end="}", trigger=begin[: begin.index(name)])
-            if t.layout == "json_array":  # one call as the whole array
+            if any(t.array):  # one call as the whole array
                 begin, _, end = t.section_around(t.call_object(name, "\0")).partition("\0")
                 return StructureInfo(begin=begin, end=end, trigger=t.trigger)
             return StructureInfo(

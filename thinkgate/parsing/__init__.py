@@ -16,7 +16,7 @@ from .json_scanner import JsonScanner
 from .message import InvalidToolCall, Message, ToolCall
 from .openai import accumulate, chunk, render_deltas
 from .stream import StreamParser, parse, tool_names
-from .tagged_json import Stage
+from .stages import Stage
 from ..formats.tokens import marker_token_ids, single_token_id, thinking_from_prompt
 
 

@@ -5,7 +5,7 @@ position it reached, never looking behind it) over this base, which feeds deltas
 (carrying over text that could still become a marker, and reading again the tail of a call
 that was rolled back), emits reasoning and answer text, and follows a call from its start through
 its streamed arguments to its end or its invalidity under the ``on_invalid_call`` policy. The
-layouts differ only in their stages: see ``tagged_json.py``, ``bare_json.py`` and ``harmony.py``.
+layouts differ only in their stages: see ``marked_calls.py``, ``json_calls.py`` and ``channel_messages.py``.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import secrets
 import string
 import uuid
 from collections.abc import Callable, Mapping
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from ..formats import ChatFormat, Thinking
 from .events import (
@@ -75,6 +75,7 @@ class CallMachine:
         on_invalid_call: str = "content",
         reasoning_only: bool = False,
         call_id: Callable[[int], str] = default_call_id,
+        tool_parameters: Mapping[str, Any] | None = None,
     ) -> None:
         thinking = fmt.start_thinking(thinking)
         if on_invalid_call not in INVALID_CALL_POLICIES:
@@ -84,6 +85,8 @@ class CallMachine:
         self.fmt = fmt
         self._thinking = thinking
         self._tool_names = tool_names
+        # each tool's parameters schema, by name: parameters written as text are typed by it
+        self._parameters = dict(tool_parameters or {})
         self._id_to_marker = id_to_marker
         self._policy = on_invalid_call
         if call_id is default_call_id and fmt.tools.id_length:

@@ -7,17 +7,14 @@ from typing import Any, Optional
 
 from ..formats import ChatFormat, Thinking, get_format
 from .events import Event
-from .bare_json import BareJsonMachine
-from .json_array import JsonArrayMachine
-from .harmony import HarmonyMachine
+from . import channel_messages, json_calls, marked_calls
 from .message import Message, MessageBuilder
 from .openai import render_deltas
 from .machine import default_call_id
-from .tagged_json import TaggedJsonMachine
-from .tagged_xml import TaggedXmlMachine
 from ..formats.tokens import marker_token_ids
 
-_MACHINES = {"tagged_json": TaggedJsonMachine, "json_object": TaggedJsonMachine, "json_array": JsonArrayMachine, "bare_json": BareJsonMachine, "tagged_xml": TaggedXmlMachine, "harmony": HarmonyMachine}
+# One parser module per layout, named as the layout is (see thinkgate.formats.LAYOUTS).
+_PARSERS = {m.__name__.rsplit(".", 1)[1]: m for m in (marked_calls, json_calls, channel_messages)}
 
 
 def tool_parameters(tools: Optional[Iterable[Any]]) -> dict[str, Any]:
@@ -94,11 +91,9 @@ class StreamParser:
         id_to_marker: Optional[Mapping[int, str]] = None
         if tokenizer is not None:
             id_to_marker = {i: m for m, i in marker_token_ids(self.format, tokenizer).items()}
-        machine_cls = _MACHINES.get(self.format.tools.layout)
-        if machine_cls is None:
-            raise ValueError(f"no parser for tool-call layout {self.format.tools.layout!r}")
+        machine_cls = _PARSERS[self.format.tools.layout.name].machine_class(self.format)
         # Parameters written as text are typed by the tools' schemas (a string is bare text).
-        typed = {"tool_parameters": tool_parameters(tools)} if machine_cls is TaggedXmlMachine else {}
+        typed = {"tool_parameters": tool_parameters(tools)} if self.format.tools.xml is not None else {}
         self._machine = machine_cls(
             self.format,
             thinking,
@@ -140,7 +135,7 @@ class StreamParser:
 
     @property
     def stage(self):
-        """What the model is writing now (a :class:`~thinkgate.parsing.tagged_json.Stage`)."""
+        """What the model is writing now (a :class:`~thinkgate.parsing.Stage`)."""
         return self._machine.stage
 
     @property

@@ -1,4 +1,5 @@
-"""The streaming state machine for tagged JSON calls (DeepSeek R1, V3-0324, V3.1).
+"""The streaming state machine for calls delimited by markers (DeepSeek, Kimi-K2, Mistral v11+,
+Qwen3, Qwen3-Coder, GLM, MiniMax-M2): the :class:`~thinkgate.formats.MarkedCalls` layout.
 
 Output is read as::
 
@@ -8,12 +9,12 @@ Output is read as::
 with the markers and the header layout taken from a :class:`~thinkgate.formats.ChatFormat`.
 The driving, the emitting and a call's life are :class:`~thinkgate.parsing.machine.CallMachine`'s;
 this module holds the stages. Text that could still become a marker is carried over to the next
-delta (text-only mode), and argument text is validated as JSON as it arrives.
+delta (text-only mode), and argument text is validated as it arrives, by the reader of the
+format's arguments style: a JSON object, a call object (the name inside it), or parameters.
 """
 
 from __future__ import annotations
 
-import enum
 import re
 from typing import Any
 
@@ -23,6 +24,8 @@ from .json_wrapper import JsonWrapperScanner
 from .machine import CallMachine
 from .markers import Credits, MarkerSet
 from .spaces import SPACE_RUN
+from .stages import Stage
+from .xml_arguments import XmlArgumentsScanner
 
 _MAX_NAME = 256
 # Leading whitespace is held while the parser waits to see whether the model opens <think>;
@@ -30,22 +33,9 @@ _MAX_NAME = 256
 _MAX_START_SPACE = 64
 
 
-class Stage(enum.IntEnum):
-    """What the model is writing at the current position."""
-
-    START = 0  # before the first character: is <think> coming?
-    REASONING = 1
-    CONTENT = 2
-    SECTION = 3  # inside the tool section, between calls
-    CALL_HEADER = 4  # function<｜tool▁sep｜>NAME\n```json\n and the like
-    ARGUMENTS = 5
-    AFTER_ARGUMENTS = 6  # the footer (\n```) before the call's end marker
-    INVALID_CALL = 7  # a call that cannot be read, up to its end marker
-    STOPPED = 8  # strict mode after an invalid call: the rest is ignored
-
-
-class TaggedJsonMachine(CallMachine):
-    """Events from the text of one output in the ``tagged_json`` and ``json_object`` layouts.
+class MarkedCallsMachine(CallMachine):
+    """Events from the text of one output whose calls are delimited by markers
+    (:class:`~thinkgate.formats.MarkedCalls`), in any arguments style.
 
     See :class:`thinkgate.StreamParser` for the options; this class holds the states only.
     """
@@ -321,7 +311,11 @@ class TaggedJsonMachine(CallMachine):
         self.stage = Stage.ARGUMENTS
 
     def _arguments_scanner(self, name: str):
-        """What reads a call's arguments after its header names the tool."""
+        """What reads a call's arguments after its header names the tool: a JSON object, or
+        parameters typed by the tool's schema (a string is bare text)."""
+        xml = self.fmt.tools.xml
+        if xml is not None:
+            return XmlArgumentsScanner(xml, self._parameters.get(name))
         return JsonScanner()
 
     def _arguments_done(self) -> None:
@@ -408,3 +402,7 @@ def _name_run(pieces, markers) -> re.Pattern[str]:
         if piece.kind == "name":
             after = True
     return re.compile("[^\\s" + re.escape("".join(sorted(stops))) + "]+")
+
+
+def machine_class(fmt: ChatFormat) -> type:
+    return MarkedCallsMachine

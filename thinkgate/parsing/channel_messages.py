@@ -1,4 +1,5 @@
-"""The streaming state machine for the harmony layout (gpt-oss): messages on channels.
+"""The streaming state machine for messages on channels (gpt-oss harmony): the
+:class:`~thinkgate.formats.ChannelMessages` layout.
 
 Output is read as a sequence of messages::
 
@@ -56,7 +57,7 @@ class HarmonyMachine(CallMachine):
     def __init__(self, fmt: ChatFormat, thinking: Thinking, *args: Any, recover_calls_in_reasoning: bool = False, calls_after_content: bool = True, **kwargs: Any) -> None:
         msgs = fmt.tools.messages
         if msgs is None:
-            raise ValueError(f"format {fmt.name!r} has the harmony layout but no channel messages")
+            raise ValueError(f"format {fmt.name!r} writes no channel messages")
         super().__init__(fmt, thinking, *args, **kwargs)
         self._m = msgs
         self._return = fmt.eos
@@ -293,3 +294,7 @@ def _read_header(parts: list[tuple[bool, str]], m: ChannelMessages) -> tuple[str
     if where == "role" or channel not in (m.reasoning_channel, m.answer_channel, m.tool_channel):
         return None
     return channel, recipient
+
+
+def machine_class(fmt: ChatFormat) -> type:
+    return HarmonyMachine

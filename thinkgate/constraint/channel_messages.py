@@ -1,4 +1,5 @@
-"""The structural tag of the harmony layout (gpt-oss), from the point where a message header begins.
+"""The grammar of messages on channels (gpt-oss harmony: the ``ChannelMessages`` layout), from
+the point where a message header begins.
 
 The grammar starts right after ``<|start|>assistant`` (the prompt's, or the one
 :class:`~thinkgate.constraint.ReasonerGrammar` forces after an analysis message ends), and admits
@@ -16,7 +17,7 @@ import re
 from typing import Callable, Optional
 
 from ..formats import ChatFormat
-from .tag_elements import Element, any_text, any_tokens, const, either, json_schema, seq
+from .tag_elements import Element, TagRequest, any_text, any_tokens, const, either, json_schema, seq
 
 
 def header_after_role(fmt: ChatFormat, name: str) -> str:
@@ -59,3 +60,7 @@ def harmony_tag(
     else:
         options = calls
     return either(options)
+
+
+def layout_tag(req: TagRequest) -> Element:
+    return harmony_tag(req.format, req.choice, req.tools, req.marks.element, req.control_ids, req.max_whitespace)

@@ -1,0 +1,61 @@
+"""The arguments styles as grammar: the schema a call object is held to (the name a constant,
+the arguments the tool's schema) and the schema of arguments written as parameters."""
+
+from __future__ import annotations
+
+import copy
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .structural_tag import ToolSpec
+
+def parameters_schema(spec: ToolSpec, xml: Any, format_name: str) -> Any:
+    """A tool's schema for arguments written as parameters: every key the grammar can write must
+    be a name the parser reads. Declared names are checked; free keys get identifier names."""
+    schema = spec.schema.bounded_schema
+    if not isinstance(schema, dict):
+        return schema
+    where = f"tool {spec.name!r}"
+    unreadable = [k for k in schema.get("properties", {}) if not xml.readable_name(k)]
+    if unreadable:
+        raise ValueError(
+            f"{where}: the property name {unreadable[0]!r} at #/properties/{unreadable[0]} cannot be a parameter's "
+            f"name in format {format_name!r} (a name matches {xml.name_pattern}, at most {xml.name_length} characters)"
+        )
+    free = schema.get("additionalProperties", False) is not False
+    if schema.get("patternProperties") or (free and "propertyNames" in schema):
+        keyword = "patternProperties" if schema.get("patternProperties") else "propertyNames"
+        raise ValueError(f"{where}: {keyword!r} at # cannot be enforced on parameter names in format {format_name!r}; declare the parameters in 'properties'")
+    if free:
+        schema = {**schema, "propertyNames": {"pattern": xml.free_name_pattern}}
+    return schema
+
+
+def call_object_schema(t: Any, spec: ToolSpec) -> dict:
+    """json_object layout: the schema of the whole call object, the name a constant and the
+    arguments the tool's schema (its ``$defs`` lifted to the new root, its references moved)."""
+    arguments = copy.deepcopy(spec.schema.xgrammar_schema)
+    defs = {k: arguments.pop(k) for k in ("$defs", "definitions") if isinstance(arguments, dict) and k in arguments}
+    here = f"#/properties/{t.arguments_key}"
+    _move_refs(arguments, here)
+    for group in defs.values():
+        _move_refs(group, here)
+    return {
+        "type": "object",
+        "properties": {t.name_key: {"const": spec.name}, t.arguments_key: arguments},
+        "required": [t.name_key, t.arguments_key],
+        "additionalProperties": False,
+        **defs,
+    }
+
+
+def _move_refs(node: Any, here: str) -> None:
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#") and not ref.startswith(("#/$defs", "#/definitions")):
+            node["$ref"] = here + ref[1:]
+        for v in node.values():
+            _move_refs(v, here)
+    elif isinstance(node, list):
+        for v in node:
+            _move_refs(v, here)

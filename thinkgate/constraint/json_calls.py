@@ -1,0 +1,77 @@
+"""The grammar of calls as JSON call objects with no markers of their own (the ``JsonCalls``
+layout): bare, the whole answer (Llama 3.x), or one JSON array after the section marker
+(Mistral before tokenizer v11)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Optional
+
+from ..formats import is_text
+from .arguments import call_object_schema
+from .tag_elements import (
+    LEADING_WHITESPACE,
+    Element,
+    TagRequest,
+    any_text,
+    any_tokens,
+    const,
+    either,
+    json_schema,
+    regex,
+    seq,
+    star,
+    token_dispatch,
+    triggered_tags,
+)
+
+
+def layout_tag(req: TagRequest) -> Element:
+    fmt, t = req.format, req.format.tools
+    if t.bare:
+        return _bare(t, req.choice, req.tools, req.parallel, req.control_ids, fmt.markers, req.max_whitespace)
+    return _array(req)
+
+
+def _array(req: TagRequest) -> Element:
+    """The section marker, then one JSON array of call objects joined by the separator (after a
+    space where the tokenizer puts one); under ``auto`` the marker is the trigger and the
+    array's closing bracket ends the calls."""
+    fmt, t, marks = req.format, req.format.tools, req.marks
+    call = either([json_schema(call_object_schema(t, s), req.max_whitespace) for s in req.tools])
+    calls = call if not req.parallel or req.choice == "named" else seq([call, star(seq([const(t.separator), call]))])
+    opened = seq([regex(" ?" + re.escape(t.array[0])), calls])
+    calls = seq([opened, const(t.array[1])])
+    trigger = t.section_begin
+    if req.choice == "none":
+        return req.free_text()
+    if req.choice == "auto":
+        if req.control_ids is not None and not is_text(trigger):
+            begin = marks.ids[trigger]
+            return token_dispatch([(begin, calls)], sorted(i for i in req.control_ids if i != begin))
+        excludes = [m for m in fmt.markers if m not in (fmt.eos, trigger)]
+        return triggered_tags(trigger, opened, t.array[1], excludes)
+    return seq([regex(LEADING_WHITESPACE), marks.element(trigger), calls])
+
+
+def _bare(t: Any, choice: str, chosen: list, parallel: bool, control_ids: Optional[list[int]], markers: tuple[str, ...], max_whitespace: Optional[int]) -> Element:
+    """Bare calls (Llama 3.x): no marker announces a call, so the answer's first character
+    decides, as the parser reads it: ``{`` begins the calls (call objects joined by the
+    separator), anything else makes the answer free text."""
+    if control_ids is not None:
+        free = any_tokens(sorted(control_ids))
+    else:
+        free = any_text(list(markers))
+    if choice == "none":
+        return free
+    call = either([json_schema(call_object_schema(t, s), max_whitespace) for s in chosen])
+    if parallel and choice != "named":
+        call = seq([call, star(seq([const(t.separator), call]))])
+    calls = seq([regex(LEADING_WHITESPACE), call])
+    if choice != "auto":
+        return calls
+    # Free text after its first character: matched as text (xgrammar's any-tokens element only
+    # starts at a token boundary, and that character may be the start of a token); control
+    # tokens stay out, their poisoned bytes being no text.
+    text = seq([regex(LEADING_WHITESPACE + r"[^{ \t\r\n]"), any_text(list(markers))])
+    return either([calls, text, regex(LEADING_WHITESPACE)])

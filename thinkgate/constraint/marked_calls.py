@@ -1,0 +1,86 @@
+"""The grammar of calls delimited by markers (the ``MarkedCalls`` layout): the section, each
+call's begin marker, its header naming the tool, the arguments in the format's style (a JSON
+object, a call object, parameters), its footer and end marker; calls joined by the separator."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..formats import is_text
+from ..formats.base import template_parts
+from .arguments import call_object_schema, parameters_schema
+from .tag_elements import (
+    LEADING_WHITESPACE,
+    Element,
+    TagRequest,
+    const,
+    either,
+    json_schema,
+    regex,
+    seq,
+    star,
+    token_dispatch,
+    triggered_tags,
+)
+
+
+def layout_tag(req: TagRequest) -> Element:
+    fmt, t, marks, choice, chosen, max_whitespace = req.format, req.format.tools, req.marks, req.choice, req.tools, req.max_whitespace
+    json_object = t.call_object_layout  # the name inside the call object
+    header, footer = template_parts(t.header), template_parts(t.footer)
+    # The part of the header before the tool's name is written once for all tools.
+    at_name = next((i for i, (kind, _) in enumerate(header) if kind == "name"), 0)
+    prefix = [] if json_object else marks.text(header[:at_name], None, t.sep)
+
+    def body(spec: Any) -> Element:
+        if json_object:  # the name is a constant inside the call object
+            arguments = [json_schema(call_object_schema(t, spec), max_whitespace)]
+            return seq(marks.text(header, None, t.sep) + arguments + marks.text(footer, None, t.sep))
+        if t.xml is not None:
+            if spec.schema.unbounded_in_parameters:
+                raise ValueError(spec.schema.unbounded_in_parameters)
+            arguments = json_schema(parameters_schema(spec, t.xml, fmt.name), max_whitespace, style=t.xml.style)
+        else:
+            arguments = json_schema(spec.schema.xgrammar_schema, max_whitespace)
+        return seq(
+            marks.text(header[at_name:], spec.name, t.sep)
+            + [arguments]
+            + marks.text(footer, None, t.sep)
+        )
+
+    def call_rest() -> list[Element]:
+        """A call after its begin marker."""
+        bodies = [body(s) for s in chosen]
+        end = [marks.element(t.call_end)] if t.call_end else []  # Mistral: a call ends with its JSON
+        return [*prefix, either(bodies), *end]
+
+    def call() -> Element:
+        """A call, from its begin marker (a call in an array has none) on."""
+        return seq([*([marks.element(t.call_begin)] if t.call_begin else []), *call_rest()])
+
+    def more(first: Element) -> Element:
+        """``first``, then (if parallel calls are allowed) further calls after the separator."""
+        if not req.parallel or choice == "named":
+            return first
+        again = seq([const(t.separator), call()]) if t.separator else call()
+        return seq([first, star(again)])
+
+    def around(calls: Element) -> list[Element]:
+        """The calls inside the section markers (a layout without them has none)."""
+        return [x for x in (t.section_begin and marks.element(t.section_begin), calls, t.section_end and marks.element(t.section_end)) if x]
+
+    calls = more(call())
+    trigger = t.trigger
+    if choice == "none":
+        return req.free_text()
+    if choice == "auto":
+        # After the trigger (the section marker, or a call's own begin where there is no
+        # section) the rest of the tool calls, then nothing but the end.
+        rest = seq([calls, *([marks.element(t.section_end)] if t.section_end else [])]) if t.section_begin else more(seq(call_rest()))
+        if req.control_ids is not None and not is_text(trigger):
+            begin = marks.ids[trigger]
+            return token_dispatch([(begin, rest)], sorted(i for i in req.control_ids if i != begin))
+        content = calls if t.section_begin else seq(call_rest()[:-1] if t.call_end else call_rest())
+        excludes = [m for m in fmt.markers if m not in (fmt.eos, trigger)]
+        return triggered_tags(trigger, content, t.markup_end, excludes)
+    return seq([regex(LEADING_WHITESPACE), *around(calls)])
