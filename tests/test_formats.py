@@ -125,4 +125,5 @@ def test_every_layout_has_one_parser_module_and_one_grammar_module_of_its_name()
         parser = importlib.import_module(f"thinkgate.parsing.{layout.name}")
         grammar = importlib.import_module(f"thinkgate.constraint.{layout.name}")
         assert callable(parser.machine_class), layout.name
-        assert callable(grammar.layout_tag), layout.name
+        for entry in ("layout_tag", "call_trigger", "between_calls", "header_nodes"):
+            assert callable(getattr(grammar, entry, None)), f"constraint/{layout.name}.py has no {entry}"

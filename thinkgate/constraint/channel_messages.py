@@ -14,7 +14,7 @@ ReasonerGrammar leaves it free.
 from __future__ import annotations
 
 import re
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 from ..formats import ChatFormat
 from .tag_elements import Element, TagRequest, any_text, any_tokens, const, either, json_schema, seq
@@ -64,3 +64,20 @@ def harmony_tag(
 
 def layout_tag(req: TagRequest) -> Element:
     return harmony_tag(req.format, req.choice, req.tools, req.marks.element, req.control_ids, req.max_whitespace)
+
+
+# What the run-time guard follows: a call's header after the channel marker (the grammar starts
+# after <|start|>assistant), then its JSON.
+
+
+def call_trigger(t: Any) -> str:
+    return t.messages.channel
+
+
+def between_calls(t: Any) -> None:
+    return None
+
+
+def header_nodes(fmt: ChatFormat, tools: list) -> dict:
+    skip = len(fmt.tools.messages.channel)
+    return {re.escape(header_after_role(fmt, s.name)[skip:]): s.schema.nodes for s in tools}

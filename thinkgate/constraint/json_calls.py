@@ -9,6 +9,7 @@ from typing import Any, Optional
 
 from ..formats import is_text
 from .arguments import call_object_schema
+from .schema_nodes import call_object_node
 from .tag_elements import (
     LEADING_WHITESPACE,
     Element,
@@ -75,3 +76,20 @@ def _bare(t: Any, choice: str, chosen: list, parallel: bool, control_ids: Option
     # tokens stay out, their poisoned bytes being no text.
     text = seq([regex(LEADING_WHITESPACE + r"[^{ \t\r\n]"), any_text(list(markers))])
     return either([calls, text, regex(LEADING_WHITESPACE)])
+
+
+# What the run-time guard follows: call objects found by their "{" (the first at the answer's
+# start, or after the section marker), the separator, whitespace and the bracket between them.
+
+
+def call_trigger(t: Any) -> str:
+    return t.section_begin if any(t.array) else ""
+
+
+def between_calls(t: Any) -> bytes:
+    return (" \t\r\n" + t.separator + t.array[0]).encode()
+
+
+def header_nodes(fmt: Any, tools: list) -> dict:
+    t = fmt.tools
+    return {re.escape(t.header): call_object_node(t.name_key, t.arguments_key, {s.name: s.schema.nodes for s in tools})}

@@ -4,11 +4,13 @@ object, a call object, parameters), its footer and end marker; calls joined by t
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..formats import is_text
 from ..formats.base import template_parts
 from .arguments import call_object_schema, parameters_schema
+from .schema_nodes import call_object_node
 from .tag_elements import (
     LEADING_WHITESPACE,
     Element,
@@ -84,3 +86,23 @@ def layout_tag(req: TagRequest) -> Element:
         excludes = [m for m in fmt.markers if m not in (fmt.eos, trigger)]
         return triggered_tags(trigger, content, t.markup_end, excludes)
     return seq([regex(LEADING_WHITESPACE), *around(calls)])
+
+
+# What the run-time guard follows: a call's header after its begin marker, then its JSON.
+
+
+def call_trigger(t: Any) -> str:
+    return t.call_begin
+
+
+def between_calls(t: Any) -> None:
+    return None
+
+
+def header_nodes(fmt: Any, tools: list) -> dict:
+    t = fmt.tools
+    if t.xml is not None:
+        return {}  # parameters are no JSON the guard could follow; xgrammar has the bounds
+    if t.call_object_layout:
+        return {re.escape(t.header): call_object_node(t.name_key, t.arguments_key, {s.name: s.schema.nodes for s in tools})}
+    return {t.header_pattern(s.name): s.schema.nodes for s in tools}

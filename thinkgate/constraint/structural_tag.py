@@ -14,16 +14,15 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from ..formats import ChatFormat, JsonCalls, get_format, is_text
+from ..formats import ChatFormat, get_format, is_text
 from . import channel_messages, json_calls, marked_calls
-from .channel_messages import header_after_role
 from .schema import PreparedSchema, prepare
-from .schema_nodes import Node, call_object_node
+from .schema_nodes import Node
 from .tag_elements import Markers, TagRequest, structural_tag
 
 DEFAULT_MAX_WHITESPACE = 8
 # One grammar module per layout, named as the layout is (see thinkgate.formats.LAYOUTS).
-_LAYOUT_TAGS = {m.__name__.rsplit(".", 1)[1]: m.layout_tag for m in (marked_calls, json_calls, channel_messages)}
+_LAYOUTS = {m.__name__.rsplit(".", 1)[1]: m for m in (marked_calls, json_calls, channel_messages)}
 _NAME_FORBIDDEN = re.compile(r"[\s<`{}\"]")
 
 
@@ -44,38 +43,23 @@ class GrammarSpec:
     tag: dict  # the structural tag, as xgrammar reads it (see tag_elements)
     marker_ids: dict[str, int] = field(default_factory=dict)
 
+    # What the run-time guard follows, as the layout's grammar module says it.
+
     @property
     def call_trigger(self) -> str:
-        """The marker after which the guard reads a call's header: the call's begin marker, or
-        for harmony the channel marker (the grammar starts after ``<|start|>assistant``)."""
-        t = self.format.tools
-        if t.messages is not None:
-            return t.messages.channel
-        return t.section_begin if any(t.array) else t.call_begin  # bare calls: none
+        """The marker after which the guard reads a call's header ("" where calls have none)."""
+        return _LAYOUTS[self.format.tools.layout.name].call_trigger(self.format.tools)
 
     @property
     def between_calls(self) -> Optional[bytes]:
         """Where calls are found by their ``{`` (no marker begins a call): the bytes that may
-        stand between them (whitespace, the separator, the array's bracket); else None."""
-        t = self.format.tools
-        if not isinstance(t.layout, JsonCalls):
-            return None
-        return (" \t\r\n" + t.separator + t.array[0]).encode()
+        stand between them; else None."""
+        return _LAYOUTS[self.format.tools.layout.name].between_calls(self.format.tools)
 
     def header_nodes(self) -> dict[str, Node]:
         """Each tool's header after :attr:`call_trigger` (a regular expression, for headers that
-        number the call), with its argument bounds; in the json_object layout the one header,
-        with the node of the whole call object."""
-        t = self.format.tools
-        if t.messages is not None:
-            skip = len(t.messages.channel)
-            return {re.escape(header_after_role(self.format, s.name)[skip:]): s.schema.nodes for s in self.tools}
-        if t.xml is not None:
-            return {}  # parameters are no JSON the guard could follow; xgrammar has the bounds
-        if t.call_object_layout:
-            obj = call_object_node(t.name_key, t.arguments_key, {s.name: s.schema.nodes for s in self.tools})
-            return {re.escape(t.header): obj}
-        return {t.header_pattern(s.name): s.schema.nodes for s in self.tools}
+        number the call), with the schema node of what follows it."""
+        return _LAYOUTS[self.format.tools.layout.name].header_nodes(self.format, self.tools)
 
 
 @dataclass
@@ -187,7 +171,7 @@ def build_spec(
     # free text then keeps them out as text (any tokens could spell them).
     by_id = control_ids is not None and all(m in marks.ids for m in t.markers if not is_text(m))
     request = TagRequest(fmt, choice, chosen, parallel_tool_calls, marks, control_ids if by_id else None, max_whitespace)
-    tag = _LAYOUT_TAGS[t.layout.name](request)
+    tag = _LAYOUTS[t.layout.name].layout_tag(request)
     return GrammarSpec(fmt, choice, chosen, parallel_tool_calls, structural_tag(tag), marks.ids)
 
 
