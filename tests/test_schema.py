@@ -360,8 +360,6 @@ def test_all_of_merges_items_past_each_prefix(compiler):
 
 
 def test_xgrammar_faults_are_refused_with_their_place(monkeypatch):
-    import thinkgate.constraint.schema_checks as schema_module
-
     real = xgr.Grammar.from_json_schema
 
     def picky(text, **kw):
@@ -369,6 +367,6 @@ def test_xgrammar_faults_are_refused_with_their_place(monkeypatch):
             raise RuntimeError("[12:00:00] /project/cpp/json_schema_converter.cc:1: some fault")
         return real(text, **kw)
 
-    monkeypatch.setattr(schema_module.xgr.Grammar, "from_json_schema", staticmethod(picky))
+    monkeypatch.setattr(xgr.Grammar, "from_json_schema", staticmethod(picky))  # schema_checks imports xgrammar when it checks
     with pytest.raises(ValueError, match=re.escape("tool 't': the schema at #/properties/a/items cannot be compiled (some fault); its keywords: 'minimum', 'type'")):
         prepare(_required({"type": "array", "items": {"minimum": 42, "type": "integer"}}), "tool 't'")
