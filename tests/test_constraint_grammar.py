@@ -8,7 +8,7 @@ import pytest
 import xgrammar as xgr
 
 from schemas import GET_WEATHER, REALISTIC
-from thinkgate.constraint import build_structural_tag, compile_tool_grammar, grammar_cache
+from thinkgate.constraint import ReasonerGrammar, build_structural_tag, compile_tool_grammar, grammar_cache
 from thinkgate.formats import DEEPSEEK_R1, DEEPSEEK_V3_1
 
 WEATHER_ARGS = '{"city": "Zürich", "days": 3}'
@@ -207,3 +207,26 @@ def test_without_a_tokenizer_every_format_gives_a_tag_with_markers_as_text(token
         if choice == "required" and fmt.tools.messages is None:
             matcher = xgr.GrammarMatcher(grammar)
             assert matcher.accept_string(fmt.tools.section_text([("get_weather", WEATHER_ARGS)]))
+
+
+@pytest.mark.parametrize("name", ["llama3_json", "minimax_m2", "qwen3"])
+def test_free_answer_text_holds_no_control_token(tokenizer_for, name):
+    # xgrammar's free text with excludes admits any token's bytes; where the tag names no token
+    # (calls with no markers, text markers) thinkgate clears the control tokens itself, and where
+    # it names them by id the grammar keeps the others out.
+    import torch
+
+    from thinkgate.constraint.vocabulary import vocabulary_for
+
+    tokenizer = tokenizer_for(name)
+    vocab = vocabulary_for(tokenizer)
+    grammar = compile_tool_grammar(tokenizer, name, [GET_WEATHER], "auto")
+    g = ReasonerGrammar(grammar, thinking=False)
+    assert g.accept_tokens(tokenizer.encode("Hello there", add_special_tokens=False))
+    bitmask = torch.full((1, (vocab.size + 31) // 32), -1, dtype=torch.int32)
+    assert g.fill_bitmask(bitmask, 0)
+    bits = bitmask[0].numpy().view("uint32")
+    allowed = {i for i in vocab.control_ids if bits[i >> 5] >> (i & 31) & 1}
+    # the tool markup's own trigger is the one control token the answer may write
+    trigger = vocab.token_id(grammar.format.tools.trigger) if grammar.format.tools.trigger else None
+    assert allowed <= {trigger}, sorted(allowed)[:5]

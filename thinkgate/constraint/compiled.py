@@ -39,9 +39,10 @@ class ToolGrammar:
     # (<|start|>assistant), forced; and that message may open the reasoning again.
     close_tail: tuple[int, ...] = ()
     reopen: bool = False
-    # A format whose tool markers are text names no control token after thinking, and
-    # xgrammar's free text (with excludes) would admit them: each row is ANDed with this
-    # (the control tokens' bits cleared). None where the grammar keeps them out itself.
+    # A tag that names no token (tool markers that are text; calls with no markers at all)
+    # wants no control token after thinking, and xgrammar's free text with excludes would admit
+    # them: each row is ANDed with this (the control tokens' bits cleared). None where the tag
+    # names tokens by id (and keeps the others out itself).
     no_controls: Optional[np.ndarray] = None
 
     @property
@@ -153,8 +154,17 @@ class GrammarCache:
             call_end=None if fmt.tools.call_end in fmt.stops else _guard_marker(fmt.tools.call_end, ids),
             close_tail=_encode(vocab, msgs.start + msgs.role) if msgs is not None else (),
             reopen=msgs is not None,
-            no_controls=~vocab.tables.control_mask if fmt.text_markers else None,
+            no_controls=None if names_tokens(spec.tag) else ~vocab.tables.control_mask,
         )
+
+
+def names_tokens(tag: Any) -> bool:
+    """Whether a structural tag (or a part of it) writes a token by id."""
+    if isinstance(tag, dict):
+        return tag.get("type") in ("token", "token_dispatch") or any(names_tokens(v) for v in tag.values())
+    if isinstance(tag, list):
+        return any(names_tokens(v) for v in tag)
+    return False
 
 
 def _guard_marker(marker: str, ids: dict[str, Optional[int]]) -> Optional[int | bytes]:
