@@ -100,7 +100,8 @@ def cmd_formats(args: argparse.Namespace) -> int:
             by_format.setdefault(name, []).append(alias)
     for name in names():
         fmt = get_format(name)
-        print(f"{name:<16} layout={fmt.tools.layout.name:<16} thinking={str(fmt.reasoning.default_thinking):<5} aliases={', '.join(sorted(by_format.get(name, []))) or '-'}")
+        layout = f"{fmt.tools.layout.name}/{type(fmt.tools.arguments).__name__}"
+        print(f"{name:<16} layout={layout:<31} thinking={str(fmt.reasoning.default_thinking):<5} aliases={', '.join(sorted(by_format.get(name, []))) or '-'}")
         if fmt.description:
             print(f"{'':<16} {fmt.description}")
     return 0
