@@ -99,3 +99,13 @@ def test_a_structural_tag_is_built_without_torch():
     loaded = _loaded_after(f"from thinkgate.constraint import build_structural_tag; build_structural_tag('deepseek_v3_1', [{tool!r}], 'required')")
     assert "thinkgate.constraint.structural_tag" in loaded
     assert not {"torch", "xgrammar"} & loaded
+
+
+@pytest.mark.parametrize("package", ["parsing", "constraint"])
+def test_parsing_and_constraint_never_scan_the_registry(package):
+    # They are given a format; what the registry as a whole says (formats/tokens.py) is the
+    # formats layer's to answer.
+    for path in sorted((ROOT / package).rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.endswith("formats"):
+                assert "names" not in {a.name for a in node.names}, f"{path.relative_to(ROOT)}:{node.lineno}"

@@ -17,9 +17,7 @@ from typing import Any
 import numpy as np
 import xgrammar as xgr
 
-from ..formats import names as format_names
-from ..formats import get_format
-from ..formats.tokens import single_token_id
+from ..formats.tokens import default_stop_ids, single_token_id, written_as_text
 
 _POISON = b"\xff"
 
@@ -48,7 +46,7 @@ class Vocabulary:
         n_tok = len(tokenizer)
         self.size = max(vocab_size or 0, n_tok)
         if stop_token_ids is None:
-            stop_token_ids = _default_stop_ids(tokenizer)
+            stop_token_ids = default_stop_ids(tokenizer)
         self.stop_token_ids = tuple(sorted(set(stop_token_ids)))
         if not self.stop_token_ids:
             raise ValueError(
@@ -61,7 +59,7 @@ class Vocabulary:
         self.token_bytes: list[bytes] = list(plain.decoded_vocab)
         # Parameter tags that a tokenizer has as special tokens (GLM's <arg_key>) are written as
         # text by xgrammar's XML styles, and text markers as text by any grammar: they keep their text.
-        text_tags = _written_as_text()
+        text_tags = written_as_text()
         added = getattr(tokenizer, "added_tokens_decoder", {})
         self.control_ids = frozenset(
             i for i, tok in added.items() if i not in self.stop_token_ids and str(tok) not in text_tags
@@ -137,39 +135,6 @@ class TokenTables:
         ]
         self.empty = pack((), size)
         self.control_mask = pack(control_ids, size)
-
-
-def _written_as_text() -> frozenset[str]:
-    """What every registered format has written as text: its text markers, and the tags of
-    arguments written as parameters."""
-    out: set[str] = set()
-    for name in format_names():
-        fmt = get_format(name)
-        out.update(fmt.text_markers)
-        if fmt.tools.xml is not None:
-            out.update(fmt.tools.xml.markers)
-    return frozenset(out)
-
-
-def _default_stop_ids(tokenizer: Any) -> list[int]:
-    eos = getattr(tokenizer, "eos_token_id", None)
-    if eos is not None:
-        # A format whose end of sequence is this EOS may end a generation with other markers
-        # too (gpt-oss: <|call|> beside <|return|>, as its generation config lists them).
-        more = []
-        for name in format_names():
-            fmt = get_format(name)
-            if fmt.stops and single_token_id(tokenizer, fmt.eos) == eos:
-                more += [single_token_id(tokenizer, m) for m in fmt.stops]
-        return [eos, *(i for i in more if i is not None)]
-    ids = []
-    for name in format_names():
-        fmt = get_format(name)
-        for marker in (fmt.eos, *fmt.stops):
-            tid = single_token_id(tokenizer, marker)
-            if tid is not None:
-                ids.append(tid)
-    return ids
 
 
 _VOCABULARIES: dict[tuple, Vocabulary] = {}

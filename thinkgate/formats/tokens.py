@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .base import ChatFormat, Thinking
-from .registry import get_format
+from .registry import get_format, names
 
 # How many trailing whitespace-only tokens (the "\n" of "<think>\n") to look past.
 _MAX_TRAILING_SPACE_TOKENS = 4
@@ -134,3 +134,42 @@ class AnalysisIds:
             elif t == self.close and in_analysis:
                 start, in_analysis = i + 1, False
         return start
+
+
+# What the registry as a whole tells a tokenizer (the constraint's vocabulary asks these).
+
+
+def written_as_text() -> frozenset[str]:
+    """What the registered formats have written as text, so that a tokenizer's added token of
+    that text stays text: their text markers, and the tags of arguments written as parameters."""
+    out: set[str] = set()
+    for name in names():
+        fmt = get_format(name)
+        out.update(fmt.text_markers)
+        if fmt.tools.xml is not None:
+            out.update(fmt.tools.xml.markers)
+    return frozenset(out)
+
+
+def default_stop_ids(tokenizer: Any) -> list[int]:
+    """The ids that end a generation with ``tokenizer``: its EOS (and the other end markers of a
+    registered format whose end of sequence that is), or where it has none, every registered
+    format's end markers it has as tokens."""
+    eos = getattr(tokenizer, "eos_token_id", None)
+    if eos is not None:
+        # A format whose end of sequence is this EOS may end a generation with other markers
+        # too (gpt-oss: <|call|> beside <|return|>, as its generation config lists them).
+        more = []
+        for name in names():
+            fmt = get_format(name)
+            if fmt.stops and single_token_id(tokenizer, fmt.eos) == eos:
+                more += [single_token_id(tokenizer, m) for m in fmt.stops]
+        return [eos, *(i for i in more if i is not None)]
+    ids = []
+    for name in names():
+        fmt = get_format(name)
+        for marker in (fmt.eos, *fmt.stops):
+            tid = single_token_id(tokenizer, marker)
+            if tid is not None:
+                ids.append(tid)
+    return ids
