@@ -370,3 +370,14 @@ def test_xgrammar_faults_are_refused_with_their_place(monkeypatch):
     monkeypatch.setattr(xgr.Grammar, "from_json_schema", staticmethod(picky))  # schema_checks imports xgrammar when it checks
     with pytest.raises(ValueError, match=re.escape("tool 't': the schema at #/properties/a/items cannot be compiled (some fault); its keywords: 'minimum', 'type'")):
         prepare(_required({"type": "array", "items": {"minimum": 42, "type": "integer"}}), "tool 't'")
+
+
+def test_a_pattern_no_value_satisfies_is_refused_where_minproperties_would_free_other_keys():
+    # Found by the 10,000-schema fuzz (Qwen3 layout): minProperties made the other keys free
+    # after the pattern whose schema holds nothing was dropped, so a key "x…" got a number.
+    dead = {"type": "string", "minLength": 5, "pattern": "^[0-9]{2,4}$"}
+    with pytest.raises(ValueError, match=re.escape("whose keys the other properties 'minProperties' 1 asks for could match at #/patternProperties/^x")):
+        prepare({"properties": {}, "patternProperties": {"^x": dead}, "minProperties": 1}, "tool 't'")
+    # with a declared property to take the place, the dead pattern's keys simply never come
+    ok = prepare({"properties": {"a": {"type": "integer"}}, "patternProperties": {"^x": dead}, "minProperties": 1}, "tool 't'")
+    assert ok.xgrammar_schema.get("additionalProperties", False) is False and not ok.xgrammar_schema["patternProperties"]

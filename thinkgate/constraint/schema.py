@@ -157,6 +157,7 @@ class _Context:
         # "#/$defs/NAME" of definitions that no value satisfies: a $ref to one is unsatisfiable
         self.unsatisfiable: dict[str, _Unsatisfiable] = {}
         self.formats: dict[int, str] = {}  # the format a schema's pattern was made from, for errors
+        self.key_patterns: dict[str, str] = {}  # a patternProperties key as read -> as written, for errors
 
     def refuse(self, path: str, what: str) -> None:
         """A keyword thinkgate cannot enforce: an error, or (relaxed) a warning and a drop."""
@@ -256,7 +257,12 @@ def _normalize(node: Any, ctx: _Context, path: str, top: bool = False) -> Any:
                     defs[k] = {}  # never reached: every $ref to it is unsatisfiable
             out[key] = defs
     if isinstance(out.get("patternProperties"), dict):
-        out["patternProperties"] = {_key_pattern(k, ctx, f"{path}/patternProperties/{k}"): v for k, v in out["patternProperties"].items()}
+        read = {}
+        for k, v in out["patternProperties"].items():
+            full = _key_pattern(k, ctx, f"{path}/patternProperties/{k}")
+            ctx.key_patterns.setdefault(full, k)
+            read[full] = v
+        out["patternProperties"] = read
     if isinstance(out.get("propertyNames"), dict):
         names = out["propertyNames"]
         if "pattern" in names:
@@ -329,7 +335,7 @@ def _children(out: Any, ctx: _Context, path: str, fn) -> Any:
                 # The keys it matches cannot be written; they stay out only if nothing else
                 # admits them. Kept as false until the properties it matches are read.
                 if out.get("additionalProperties", False) is not False:
-                    ctx.fail(f"{path}/patternProperties/{k}", f"a patternProperties schema that no value can satisfy ({e.what}), whose keys additionalProperties would still admit")
+                    ctx.fail(f"{path}/patternProperties/{ctx.key_patterns.get(k, k)}", f"a patternProperties schema that no value can satisfy ({e.what}), whose keys additionalProperties would still admit")
                 kept[k] = False
         out["patternProperties"] = kept
     if isinstance(out.get("properties"), dict):
@@ -473,10 +479,10 @@ def _finish(out: dict, ctx: _Context, path: str) -> dict:
                 # xgrammar forbids a required name that properties lacks: it gets the schema
                 # such a key has (patternProperties it matches, else additionalProperties)
                 props[name] = _finish_deep(copy.deepcopy(_value_of_undeclared(out, name, ctx, path)), ctx, f"{path}/properties/{name}")
-    if isinstance(out.get("patternProperties"), dict) and False in out["patternProperties"].values():
-        # read by properties and required above; xgrammar takes no false schema
-        out["patternProperties"] = {k: v for k, v in out["patternProperties"].items() if v is not False}
     out = _settle_types(out, ctx, path)
+    if isinstance(out.get("patternProperties"), dict) and False in out["patternProperties"].values():
+        # read by properties, required and the object's bounds above; xgrammar takes no false schema
+        out["patternProperties"] = {k: v for k, v in out["patternProperties"].items() if v is not False}
     if _types(out) == {"integer"}:
         _round_integer_bounds(out, ctx, path)
     elif "number" in (_types(out) or ()):
@@ -556,7 +562,7 @@ def _settle_types(out: dict, ctx: _Context, path: str) -> dict:
             why.append(empty)
             types.discard("array")
     if "object" in types:
-        empty = _empty_object(out)
+        empty = _empty_object(out, ctx, path)
         if empty:
             why.append(empty)
             types.discard("object")
@@ -623,7 +629,7 @@ def _empty_array(s: dict) -> Optional[str]:
     return None
 
 
-def _empty_object(s: dict) -> Optional[str]:
+def _empty_object(s: dict, ctx: _Context, path: str) -> Optional[str]:
     lo, hi = s.get("minProperties", 0), s.get("maxProperties")
     props = s.get("properties") or {}
     required = s.get("required") or []
@@ -631,9 +637,17 @@ def _empty_object(s: dict) -> Optional[str]:
         return f"'minProperties' {lo} is greater than 'maxProperties' {hi}"
     if hi is not None and len(set(required)) > hi:
         return f"{len(set(required))} 'required' properties are more than 'maxProperties' {hi}"
-    if lo > len(props) and not s.get("patternProperties") and s.get("additionalProperties", False) is False:
+    patterns = s.get("patternProperties") or {}
+    live = any(v is not False for v in patterns.values())
+    if lo > len(props) and not live and s.get("additionalProperties", False) is False:
         if "additionalProperties" in s:
             return f"'minProperties' {lo} asks for more properties than the {len(props)} that 'properties' names and additionalProperties: false allows"
+        dead = next((k for k, v in patterns.items() if v is False), None)
+        if dead is not None:
+            # The other keys JSON Schema admits here must miss the pattern whose schema holds
+            # nothing: a grammar cannot write "any key but these".
+            ctx.fail(f"{path}/patternProperties/{ctx.key_patterns.get(dead, dead)}", f"a patternProperties schema that no value can satisfy, whose keys the other properties 'minProperties' {lo} asks for could match")
+            return None
         # JSON Schema admits other keys here; xgrammar would read the absent keyword as false
         s["additionalProperties"] = True
     return None
