@@ -4,7 +4,10 @@ the arguments the tool's schema) and the schema of arguments written as paramete
 from __future__ import annotations
 
 import copy
+import re
 from typing import TYPE_CHECKING, Any
+
+from .schema_nodes import call_object_node
 
 if TYPE_CHECKING:
     from .structural_tag import ToolSpec
@@ -59,3 +62,9 @@ def _move_refs(node: Any, here: str) -> None:
     elif isinstance(node, list):
         for v in node:
             _move_refs(v, here)
+
+
+def call_object_headers(t: Any, tools: list) -> dict:
+    """What the guard follows in a call-object style: the one header, then the whole call
+    object (its name picks the tool whose arguments' bounds apply)."""
+    return {re.escape(t.header): call_object_node(t.name_key, t.arguments_key, {s.name: s.schema.nodes for s in tools})}

@@ -8,8 +8,7 @@ import re
 from typing import Any, Optional
 
 from ..formats import is_text
-from .arguments import call_object_schema
-from .schema_nodes import call_object_node
+from .arguments import call_object_headers, call_object_schema
 from .tag_elements import (
     LEADING_WHITESPACE,
     Element,
@@ -92,4 +91,4 @@ def between_calls(t: Any) -> bytes:
 
 def header_nodes(fmt: Any, tools: list) -> dict:
     t = fmt.tools
-    return {re.escape(t.header): call_object_node(t.name_key, t.arguments_key, {s.name: s.schema.nodes for s in tools})}
+    return call_object_headers(t, tools)

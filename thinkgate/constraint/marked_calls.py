@@ -4,13 +4,11 @@ object, a call object, parameters), its footer and end marker; calls joined by t
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from ..formats import is_text
 from ..formats.base import template_parts
-from .arguments import call_object_schema, parameters_schema
-from .schema_nodes import call_object_node
+from .arguments import call_object_headers, call_object_schema, parameters_schema
 from .tag_elements import (
     LEADING_WHITESPACE,
     Element,
@@ -104,5 +102,5 @@ def header_nodes(fmt: Any, tools: list) -> dict:
     if t.xml is not None:
         return {}  # parameters are no JSON the guard could follow; xgrammar has the bounds
     if t.call_object_layout:
-        return {re.escape(t.header): call_object_node(t.name_key, t.arguments_key, {s.name: s.schema.nodes for s in tools})}
+        return call_object_headers(t, tools)
     return {t.header_pattern(s.name): s.schema.nodes for s in tools}
