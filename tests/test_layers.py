@@ -109,3 +109,35 @@ def test_parsing_and_constraint_never_scan_the_registry(package):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom) and node.module and node.module.endswith("formats"):
                 assert "names" not in {a.name for a in node.names}, f"{path.relative_to(ROOT)}:{node.lineno}"
+
+
+@pytest.mark.parametrize("package", ["parsing", "constraint"])
+def test_no_layout_module_imports_another(package):
+    # A layout's parser (and its grammar) is its own stages composed with the shared parts;
+    # one layout built on another's module is the subclass chain this house replaced.
+    from thinkgate.formats import LAYOUTS
+
+    layouts = {layout.name for layout in LAYOUTS}
+    for name in layouts:
+        path = ROOT / package / f"{name}.py"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                imported = {node.module} if node.module else {a.name for a in node.names}
+                assert not (imported & layouts - {name}), f"{package}/{name}.py:{node.lineno} imports {imported & layouts}"
+
+
+def test_parser_layouts_are_composed_not_inherited():
+    # Every class in a layout's parser module stands alone: its stages come from the parts it
+    # holds (driver, call tracker, markup stages), not from a parent's handler table.
+    import enum
+    import importlib
+
+    from thinkgate.formats import LAYOUTS
+
+    for layout in LAYOUTS:
+        module = importlib.import_module(f"thinkgate.parsing.{layout.name}")
+        classes = [v for v in vars(module).values() if isinstance(v, type) and v.__module__ == module.__name__]
+        assert any(hasattr(c, "stages") for c in classes), module.__name__
+        for value in classes:
+            if not issubclass(value, enum.Enum):
+                assert value.__bases__ == (object,), f"{value.__qualname__} inherits from {value.__bases__}"

@@ -136,6 +136,24 @@ def test_strict_policy_ends_the_stream_with_an_error():
     assert choice["finish_reason"] == "error" and choice["error"] == parser.error
 
 
+@pytest.mark.parametrize("format", ["deepseek_r1", "qwen3", "mistral", "mistral_json", "gpt_oss", "minimax_m2"])
+def test_strict_policy_stops_at_a_call_to_an_unknown_tool(format):
+    # The call is well formed to its end, so it is refused only when it closes: the stream must
+    # stop there all the same, every call after it unread.
+    from thinkgate.formats import get_format
+
+    tools = get_format(format).tools
+    calls = [("now", "{}"), ("launch_rocket", '{"go": true}'), ("now", "{}")]
+    if tools.messages is not None:
+        text = "".join(tools.call_text(n, a, i) for i, (n, a) in enumerate(calls))
+    else:
+        text = tools.section_text(calls)
+    m = every_split_agrees(text, format=format, thinking=False, tools=TOOLS, on_invalid_call="error")
+    assert m.finish_reason == "error"
+    assert m.error["message"] == "unknown tool 'launch_rocket'"
+    assert [c.name for c in m.tool_calls] == ["now"]
+
+
 def test_unknown_tool_is_invalid_only_when_tools_are_given():
     text = "r" + CLOSE + T.section_text([("launch_rocket", '{"go": true}'), ("now", "{}")])
     m = every_split_agrees(text, tools=TOOLS)

@@ -127,13 +127,15 @@ def test_detectors_parse_through_function_call_parser(fmt):
     assert "".join(streamed_text) == said
     assert [names[i] for i in sorted(names)] == ["get_weather", "set_alarm"]
     assert [joined[i] for i in sorted(joined)] == args
+    # The structure SGLang is told: one call as the whole markup, split around its arguments
     info = parser.detector.structure_info()("get_weather")
+    body = fmt.tools.xml.render(args[0]) if fmt.tools.xml is not None else args[0]
+    assert info.begin + body + info.end == fmt.tools.section_text([("get_weather", args[0])])
+    assert info.begin.startswith(info.trigger) and info.trigger
     if fmt.tools.bare:
         assert info.begin == '{"name": "get_weather", "parameters": ' and info.trigger == '{"name": "'
-    elif any(fmt.tools.array):
-        assert (info.begin, info.end, info.trigger) == ('[TOOL_CALLS][{"name": "get_weather", "arguments": ', "}]", "[TOOL_CALLS]")
-    else:
-        assert info.trigger == (fmt.tools.section_begin or fmt.tools.call_begin) and info.begin.endswith(fmt.tools.header_text("get_weather"))
+    elif fmt.name == "qwen3":  # the call object's opening is the tool's, before its arguments
+        assert (info.begin, info.end) == ('<tool_call>\n{"name": "get_weather", "arguments": ', "}\n</tool_call>")
 
 
 def test_a_request_whose_grammar_fails_in_the_server_ends_alone(model_dir, monkeypatch):

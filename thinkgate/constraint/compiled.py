@@ -19,6 +19,7 @@ import xgrammar as xgr
 from ..formats import ChatFormat, get_format, is_text
 from .guard import MaskCache
 from .structural_tag import DEFAULT_MAX_WHITESPACE, GrammarSpec, build_spec
+from ..formats.tokens import own_text
 from .vocabulary import Vocabulary, vocabulary_for
 
 
@@ -90,7 +91,7 @@ class GrammarCache:
         if isinstance(tools, str):
             tools = json.loads(tools)
         key = (
-            fmt.name,
+            fmt,  # the value, not its name: a format of one's own may share a registered one's
             canonical(tools or []),
             canonical(tool_choice),
             bool(parallel_tool_calls),
@@ -213,9 +214,10 @@ _CACHES: dict[int, GrammarCache] = {}
 _CACHES_LOCK = threading.Lock()
 
 
-def grammar_cache(tokenizer: Any, vocab_size: Optional[int] = None) -> GrammarCache:
-    """The cache of ``tokenizer`` (one ``GrammarCompiler`` and one LRU per tokenizer)."""
-    vocab = vocabulary_for(tokenizer, vocab_size)
+def grammar_cache(tokenizer: Any, vocab_size: Optional[int] = None, text: frozenset[str] = frozenset()) -> GrammarCache:
+    """The cache of ``tokenizer`` (one ``GrammarCompiler`` and one LRU per tokenizer, and per
+    what a format of one's own writes as text: see :class:`~thinkgate.constraint.vocabulary.Vocabulary`)."""
+    vocab = vocabulary_for(tokenizer, vocab_size, text=text)
     with _CACHES_LOCK:
         cache = _CACHES.get(id(vocab))
         if cache is None:
@@ -234,4 +236,5 @@ def compile_tool_grammar(
     **options: Any,
 ) -> ToolGrammar:
     """The compiled grammar for one request's tools and tool_choice (cached)."""
-    return grammar_cache(tokenizer, vocab_size).get(format, tools, tool_choice, parallel_tool_calls, **options)
+    fmt = get_format(format)
+    return grammar_cache(tokenizer, vocab_size, own_text(fmt)).get(fmt, tools, tool_choice, parallel_tool_calls, **options)

@@ -19,6 +19,7 @@ from . import channel_messages, json_calls, marked_calls
 from .schema import PreparedSchema, prepare
 from .schema_nodes import Node
 from .tag_elements import Markers, TagRequest, structural_tag
+from ..formats.tokens import own_text
 
 DEFAULT_MAX_WHITESPACE = 8
 # One grammar module per layout, named as the layout is (see thinkgate.formats.LAYOUTS).
@@ -203,8 +204,8 @@ def build_structural_tag(
     if tokenizer is not None:
         from .vocabulary import vocabulary_for
 
-        vocab = vocabulary_for(tokenizer)
         fmt = get_format(format)
+        vocab = vocabulary_for(tokenizer, text=own_text(fmt))
         ids = {m: vocab.token_id(m) for m in fmt.token_markers if vocab.token_id(m) is not None}
         control = sorted(vocab.control_ids)
     return build_spec(

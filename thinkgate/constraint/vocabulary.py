@@ -38,10 +38,18 @@ class Vocabulary:
 
     ``size`` is the width of the model's logits (it may exceed the tokenizer's vocabulary; ids
     past the tokenizer are never allowed). ``stop_token_ids`` default to the tokenizer's EOS, or
-    else the end-of-sequence markers of the registered formats that the tokenizer has.
+    else the end-of-sequence markers of the registered formats that the tokenizer has. ``text``:
+    what a format of one's own writes as text beside the registered formats (an added token of
+    that text stays text).
     """
 
-    def __init__(self, tokenizer: Any, vocab_size: int | None = None, stop_token_ids: Iterable[int] | None = None):
+    def __init__(
+        self,
+        tokenizer: Any,
+        vocab_size: int | None = None,
+        stop_token_ids: Iterable[int] | None = None,
+        text: frozenset[str] = frozenset(),
+    ):
         self.tokenizer = tokenizer
         n_tok = len(tokenizer)
         self.size = max(vocab_size or 0, n_tok)
@@ -59,7 +67,7 @@ class Vocabulary:
         self.token_bytes: list[bytes] = list(plain.decoded_vocab)
         # Parameter tags that a tokenizer has as special tokens (GLM's <arg_key>) are written as
         # text by xgrammar's XML styles, and text markers as text by any grammar: they keep their text.
-        text_tags = written_as_text()
+        text_tags = written_as_text() | text
         added = getattr(tokenizer, "added_tokens_decoder", {})
         self.control_ids = frozenset(
             i for i, tok in added.items() if i not in self.stop_token_ids and str(tok) not in text_tags
@@ -141,12 +149,19 @@ _VOCABULARIES: dict[tuple, Vocabulary] = {}
 _VOCAB_LOCK = threading.Lock()
 
 
-def vocabulary_for(tokenizer: Any, vocab_size: int | None = None, stop_token_ids: Iterable[int] | None = None) -> Vocabulary:
-    """The :class:`Vocabulary` of ``tokenizer``, built once (one ``GrammarCompiler`` per tokenizer)."""
-    key = (id(tokenizer), vocab_size, tuple(stop_token_ids) if stop_token_ids is not None else None)
+def vocabulary_for(
+    tokenizer: Any,
+    vocab_size: int | None = None,
+    stop_token_ids: Iterable[int] | None = None,
+    text: frozenset[str] = frozenset(),
+) -> Vocabulary:
+    """The :class:`Vocabulary` of ``tokenizer``, built once (one ``GrammarCompiler`` per tokenizer;
+    a format of one's own that writes as text what is a token to the registered formats gets
+    one of its own: see :func:`~thinkgate.formats.tokens.own_text`)."""
+    key = (id(tokenizer), vocab_size, tuple(stop_token_ids) if stop_token_ids is not None else None, text)
     with _VOCAB_LOCK:
         vocab = _VOCABULARIES.get(key)
         if vocab is None or vocab.tokenizer is not tokenizer:
-            vocab = Vocabulary(tokenizer, vocab_size, stop_token_ids)
+            vocab = Vocabulary(tokenizer, vocab_size, stop_token_ids, text)
             _VOCABULARIES[key] = vocab
         return vocab

@@ -93,6 +93,9 @@ class MarkedCalls:
 
     name: ClassVar[str] = "marked_calls"
 
+    def holds_calls(self, tools: ToolCallFormat, text: str) -> bool:
+        return any(m and m in text for m in (tools.section_begin, tools.call_begin))
+
 
 @dataclass(frozen=True)
 class JsonCalls:
@@ -105,6 +108,13 @@ class JsonCalls:
     name: ClassVar[str] = "json_calls"
     array: tuple[str, str] = ("", "")
     optional_begin: str = ""
+
+    def holds_calls(self, tools: ToolCallFormat, text: str) -> bool:
+        if any(self.array):
+            return tools.section_begin in text
+        # no marker: an answer that starts with a call object
+        head = text.lstrip()
+        return head.startswith("{") or bool(self.optional_begin) and head.startswith(self.optional_begin)
 
     def __post_init__(self) -> None:
         if any(self.array) and not all(self.array):
@@ -143,6 +153,9 @@ class ChannelMessages:
     @property
     def markers(self) -> tuple[str, ...]:
         return (self.start, self.channel, self.message, self.end, self.constrain)
+
+    def holds_calls(self, tools: ToolCallFormat, text: str) -> bool:
+        return self.recipient + self.function_prefix in text
 
     def header(self, channel: str) -> str:
         """The header of a message on ``channel`` without a recipient, up to its body."""
@@ -377,12 +390,30 @@ class ToolCallFormat:
 
     def call_text(self, name: str, arguments: str, index: int = 0, call_id: str = "") -> str:
         """The exact text of one call, markers included."""
+        if self.xml is not None:
+            arguments = self.xml.render(arguments)
+        return self._call_around(name, arguments, index, call_id)
+
+    def _call_around(self, name: str, arguments: str, index: int = 0, call_id: str = "") -> str:
         if self.call_object_layout:
             body = self.call_object(name, arguments, call_id)
         else:
-            body = self.xml.render(arguments) if self.xml is not None else arguments
+            body = arguments
         header = self.header_text(name if not self.call_object_layout else "", index)
         return self.call_begin + header + body + self.footer + self.call_end
+
+    def call_frame(self, name: str) -> tuple[str, str, str]:
+        """One call to ``name`` as the whole tool markup: ``(begin, end, trigger)``, the text
+        before its arguments (a call object's arguments value), the text after them, and the
+        text that announces it (the opening marker; for calls with none, the call object's
+        opening up to the name)."""
+        begin, _, end = self.section_around(self._call_around(name, "\0")).partition("\0")
+        trigger = self.trigger or "{" + json.dumps(self.name_key) + ': "'
+        return begin, end, trigger
+
+    def holds_calls(self, text: str) -> bool:
+        """Whether an answer's ``text`` holds tool markup (where the layout says calls start)."""
+        return self.layout.holds_calls(self, text)
 
     def section_text(self, calls: list[tuple[str, str]]) -> str:
         """The exact text of a tool section holding ``calls`` (``(name, arguments)`` pairs),

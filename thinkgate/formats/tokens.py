@@ -139,16 +139,21 @@ class AnalysisIds:
 # What the registry as a whole tells a tokenizer (the constraint's vocabulary asks these).
 
 
-def written_as_text() -> frozenset[str]:
-    """What the registered formats have written as text, so that a tokenizer's added token of
-    that text stays text: their text markers, and the tags of arguments written as parameters."""
+def written_as_text(fmt: ChatFormat | None = None) -> frozenset[str]:
+    """What ``fmt`` writes as text (every registered format's, without one), so that a
+    tokenizer's added token of that text stays text: text markers, and the tags of arguments
+    written as parameters."""
     out: set[str] = set()
-    for name in names():
-        fmt = get_format(name)
-        out.update(fmt.text_markers)
-        if fmt.tools.xml is not None:
-            out.update(fmt.tools.xml.markers)
+    for f in (fmt,) if fmt is not None else (get_format(name) for name in names()):
+        out.update(f.text_markers)
+        if f.tools.xml is not None:
+            out.update(f.tools.xml.markers)
     return frozenset(out)
+
+
+def own_text(fmt: ChatFormat) -> frozenset[str]:
+    """What ``fmt`` writes as text that no registered format does (a format of one's own)."""
+    return written_as_text(fmt) - written_as_text()
 
 
 def default_stop_ids(tokenizer: Any) -> list[int]:

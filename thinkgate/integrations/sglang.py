@@ -163,11 +163,7 @@ class ThinkgateDetector(BaseFormatDetector):
         self._stream: Optional[StreamParser] = None
 
     def has_tool_call(self, text: str) -> bool:
-        t = self.format.tools
-        if t.bare:  # no marker: an answer that starts with a call object
-            head = text.lstrip()
-            return head.startswith("{") or bool(t.optional_begin) and head.startswith(t.optional_begin)
-        return any(m and m in text for m in (t.section_begin, t.call_begin))
+        return self.format.tools.holds_calls(text)
 
     def _index(self, tools: Any) -> dict[str, int]:
         return {name: i for i, name in enumerate(t["function"]["name"] for t in (plain_tools(tools) or []))}
@@ -213,20 +209,9 @@ class ThinkgateDetector(BaseFormatDetector):
         return StreamingParseResult(normal_text="".join(text), calls=calls)
 
     def structure_info(self):
-        t = self.format.tools
-
         def info(name: str) -> StructureInfo:
-            if t.bare:  # the call object up to its arguments, then its brace
-                begin = t.call_object(name, "\0").partition("\0")[0]
-                return StructureInfo(begin=begin, end="}", trigger=begin[: begin.index(name)])
-            if any(t.array):  # one call as the whole array
-                begin, _, end = t.section_around(t.call_object(name, "\0")).partition("\0")
-                return StructureInfo(begin=begin, end=end, trigger=t.trigger)
-            return StructureInfo(
-                begin=t.section_begin + t.call_begin + t.header_text(name),
-                end=t.footer + t.call_end + t.section_end,
-                trigger=t.trigger,
-            )
+            begin, end, trigger = self.format.tools.call_frame(name)
+            return StructureInfo(begin=begin, end=end, trigger=trigger)
 
         return info
 

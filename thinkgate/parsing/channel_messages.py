@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable
-from typing import Any
 
-from ..formats import ChannelMessages, ChatFormat, Thinking
-from .json_scanner import JsonScanner
-from .machine import CallMachine
+from ..formats import ChannelMessages, ChatFormat
+from .calls import CallTracker
+from .driver import Driver, Handler
 from .markers import Credits, MarkerSet
+from .stages import Reading
 # A header is a role, a channel, a recipient and a content type: a few words. Longer text where
 # a header should be is not one (an output that starts without harmony markup, say).
 _MAX_HEADER = 512
@@ -42,8 +42,8 @@ class HarmonyStage(enum.IntEnum):
     VERBATIM = 8  # reasoning_only, past the reasoning: the rest is handed over as it is
 
 
-class HarmonyMachine(CallMachine):
-    """Events from the text of one output in the ``harmony`` layout.
+class ChannelMessagesLayout:
+    """The stages of one output in the channel-messages layout (harmony).
 
     See :class:`thinkgate.StreamParser` for the options. ``recover_calls_in_reasoning`` and
     ``calls_after_content`` have no effect here: each message says by its header what it is.
@@ -54,53 +54,58 @@ class HarmonyMachine(CallMachine):
     STOPPED = HarmonyStage.STOPPED
     RESUME = HarmonyStage.BETWEEN
 
-    def __init__(self, fmt: ChatFormat, thinking: Thinking, *args: Any, recover_calls_in_reasoning: bool = False, calls_after_content: bool = True, **kwargs: Any) -> None:
+    def __init__(self, driver: Driver, calls: CallTracker, fmt: ChatFormat, reading: Reading) -> None:
         msgs = fmt.tools.messages
         if msgs is None:
             raise ValueError(f"format {fmt.name!r} writes no channel messages")
-        super().__init__(fmt, thinking, *args, **kwargs)
+        self.d = driver
+        self.calls = calls
         self._m = msgs
         self._return = fmt.eos
         self._call_end = fmt.tools.call_end
         # What ends a body: the end of a message, of the answer, of a call, or (a message the
         # model did not end) the start of the next one.
-        self._body_ends = self._in_call = MarkerSet((msgs.end, self._return, self._call_end, msgs.start))
+        self._body_ends = self.in_call = MarkerSet((msgs.end, self._return, self._call_end, msgs.start))
         self._in_header = MarkerSet((msgs.message, msgs.channel, msgs.constrain, msgs.start, msgs.end, self._return, self._call_end))
         self._in_between = MarkerSet((msgs.start, msgs.end, self._return, self._call_end))
-        self._handlers = {
-            HarmonyStage.HEADER: self._header,
-            HarmonyStage.REASONING: self._reasoning,
-            HarmonyStage.CONTENT: self._content,
-            HarmonyStage.ARGUMENTS: self._arguments,
-            HarmonyStage.AFTER_ARGUMENTS: self._after_arguments,
-            HarmonyStage.BETWEEN: self._between,
-            HarmonyStage.INVALID_CALL: self._invalid_call,
-            HarmonyStage.STOPPED: self._stopped,
-            HarmonyStage.VERBATIM: self._verbatim_rest,
-        }
-        # The prompt opened the analysis channel (True), or the model writes the first header;
-        # False and "auto" differ only for the grammar (may the model open the analysis channel).
-        self.stage = HarmonyStage.REASONING if thinking is True else HarmonyStage.HEADER
         self._header_parts: list[tuple[bool, str]] = []  # (is a marker, text)
         self._header_len = 0
         self._after_start = False  # the header being read followed <|start|>
+        calls.bind(self)
+        # The prompt opened the analysis channel (True), or the model writes the first header;
+        # False and "auto" differ only for the grammar (may the model open the analysis channel).
+        driver.start(self, HarmonyStage.REASONING if reading.thinking is True else HarmonyStage.HEADER)
 
-    def _finish_stage(self) -> None:
-        if self.stage == HarmonyStage.HEADER and self._header_parts:
+    def stages(self) -> dict[HarmonyStage, Handler]:
+        return {
+            HarmonyStage.HEADER: self._header,
+            HarmonyStage.REASONING: self._reasoning,
+            HarmonyStage.CONTENT: self._content,
+            HarmonyStage.ARGUMENTS: self.calls.arguments,
+            HarmonyStage.AFTER_ARGUMENTS: self._after_arguments,
+            HarmonyStage.BETWEEN: self._between,
+            HarmonyStage.INVALID_CALL: self._invalid_call,
+            HarmonyStage.STOPPED: self.calls.stopped,
+            HarmonyStage.VERBATIM: self._verbatim_rest,
+        }
+
+    def finish_stage(self) -> None:
+        d, calls = self.d, self.calls
+        if d.stage == HarmonyStage.HEADER and self._header_parts:
             self._not_a_header()
-        if self.stage in (HarmonyStage.ARGUMENTS, HarmonyStage.INVALID_CALL):
-            self._cut_off = True
-            self._invalid(self._pending_error or "the output ended inside a tool call", cut_off=True)
-        elif self.stage == HarmonyStage.AFTER_ARGUMENTS:
-            self._close_call()
+        if d.stage in (HarmonyStage.ARGUMENTS, HarmonyStage.INVALID_CALL):
+            calls.cut_off()
+        elif d.stage == HarmonyStage.AFTER_ARGUMENTS:
+            calls.close()
 
-    def _ends_call(self, marker: str) -> bool:
+    def ends_call(self, marker: str) -> bool:
         return marker != self._m.start  # a message start begins the next message
 
     # ------------------------------------------------------------------ stages
 
     def _header(self, buf: str, pos: int, credits: Credits | None) -> int:
-        p, m, end = self._find(self._in_header, buf, pos, credits)
+        d = self.d
+        p, m, end = d.find(self._in_header, buf, pos, credits)
         if end > pos:
             self._header_parts.append((False, buf[pos:end]))
             self._header_len += end - pos
@@ -108,18 +113,18 @@ class HarmonyMachine(CallMachine):
             self._not_a_header()
             return end if m is None else p  # the rest is read as answer text
         if m is None:
-            return self._rest(buf, end)
+            return d.rest(buf, end)
         m_ = self._m
         if m == m_.channel or m == m_.constrain:
-            self._take(credits, m)
+            d.take(credits, m)
             self._header_parts.append((True, m))
             return p + len(m)
         if m != m_.message:
             # A message start, end or stop where the header should go on: no message here.
             self._not_a_header()
-            self.stage = HarmonyStage.BETWEEN
+            d.stage = HarmonyStage.BETWEEN
             return p
-        self._take(credits, m)
+        d.take(credits, m)
         self._header_parts.append((True, m))
         self._open_message()
         return p + len(m)
@@ -127,132 +132,142 @@ class HarmonyMachine(CallMachine):
     def _not_a_header(self) -> None:
         """What stood where a header should be is not one: it is answer text, markers and all
         (nothing is dropped), and the answer goes on."""
+        d = self.d
         raw = "".join(t for _, t in self._header_parts)
         self._header_parts, self._header_len = [], 0
-        self._end_reasoning()
-        self._say((self._m.start if self._after_start else "") + raw)
+        d.end_reasoning()
+        d.say((self._m.start if self._after_start else "") + raw)
         self._after_start = False
-        self.stage = HarmonyStage.VERBATIM if self._verbatim else HarmonyStage.CONTENT
+        d.stage = HarmonyStage.VERBATIM if d.verbatim else HarmonyStage.CONTENT
 
     def _open_message(self) -> None:
         """Read the header just completed and enter its body."""
+        d, calls = self.d, self.calls
         parts, self._header_parts, self._header_len = self._header_parts, [], 0
         raw = (self._m.start if self._after_start else "") + "".join(t for _, t in parts)
         self._after_start = False
         header = _read_header(parts, self._m)
         m = self._m
-        if self._verbatim and (header is None or header[1] is not None or header[0] != m.reasoning_channel):
+        if d.verbatim and (header is None or header[1] is not None or header[0] != m.reasoning_channel):
             # reasoning_only: the first message that is not reasoning, and all after it, go to
             # the engine's tool parser as they were written
-            self._end_reasoning()
-            self._say(raw)
-            self.stage = HarmonyStage.VERBATIM
+            d.end_reasoning()
+            d.say(raw)
+            d.stage = HarmonyStage.VERBATIM
             return
         if header is None:
-            self._end_reasoning()
-            self._say(raw)
-            self.stage = HarmonyStage.CONTENT
+            d.end_reasoning()
+            d.say(raw)
+            d.stage = HarmonyStage.CONTENT
             return
         channel, recipient = header
         if recipient is not None:
-            self._end_reasoning()
-            self._raw = [raw]
+            d.end_reasoning()
+            calls.raw.append(raw)
             if not recipient.startswith(m.function_prefix) or len(recipient) == len(m.function_prefix):
-                self._pending_error = f"the message is addressed to {recipient!r}, not to a function"
-                self.stage = HarmonyStage.INVALID_CALL
+                calls.pending_error = f"the message is addressed to {recipient!r}, not to a function"
+                d.stage = HarmonyStage.INVALID_CALL
                 return
-            self._start_call(recipient[len(m.function_prefix) :])
-            self._scanner = JsonScanner()
-            self.stage = HarmonyStage.ARGUMENTS
+            calls.read_arguments(recipient[len(m.function_prefix) :])
             return
         if channel == m.reasoning_channel:
             # The analysis messages are one reasoning, a line apart.
-            self._reasoning_gap = self._reasoning_open
-            self.stage = HarmonyStage.REASONING
+            d.reasoning_gap = d.reasoning_open
+            d.stage = HarmonyStage.REASONING
         else:
-            self._end_reasoning()
-            self.stage = HarmonyStage.CONTENT
+            d.end_reasoning()
+            d.stage = HarmonyStage.CONTENT
 
     def _body(self, buf: str, pos: int, credits: Credits | None, emit: Callable[[str], None]) -> int:
-        p, m, end = self._find(self._body_ends, buf, pos, credits)
-        emit(buf[pos:end])
+        d = self.d
+        p, m = d.emit_until(self._body_ends, buf, pos, credits, emit)
         if m is None:
-            return self._rest(buf, end)
-        self.stage = HarmonyStage.BETWEEN
+            return p
+        d.stage = HarmonyStage.BETWEEN
         if m == self._m.start:
             return p  # a message the model did not end: BETWEEN reads the next one's start
-        self._take(credits, m)
+        d.take(credits, m)
         return p + len(m)
 
     def _reasoning(self, buf: str, pos: int, credits: Credits | None) -> int:
-        return self._body(buf, pos, credits, self._reason)
+        return self._body(buf, pos, credits, self.d.reason)
 
     def _content(self, buf: str, pos: int, credits: Credits | None) -> int:
-        self._end_reasoning()
-        return self._body(buf, pos, credits, self._say)
+        d = self.d
+        d.end_reasoning()
+        return self._body(buf, pos, credits, self.d.say)
 
     def _between(self, buf: str, pos: int, credits: Credits | None) -> int:
-        p, m, end = self._find(self._in_between, buf, pos, credits)
-        if self._verbatim and buf[pos:end].strip():
-            self._end_reasoning()
-            self.stage = HarmonyStage.VERBATIM
+        d = self.d
+        p, m, end = d.find(self._in_between, buf, pos, credits)
+        if d.verbatim and buf[pos:end].strip():
+            d.end_reasoning()
+            d.stage = HarmonyStage.VERBATIM
             return pos
         if end > pos:
-            self._end_reasoning()
-            self._say(buf[pos:end])  # stray text between messages is answer text
+            d.end_reasoning()
+            d.say(buf[pos:end])  # stray text between messages is answer text
         if m is None:
-            return self._rest(buf, end)
-        self._take(credits, m)
+            return d.rest(buf, end)
+        d.take(credits, m)
         if m == self._m.start:
             self._after_start = True
-            self.stage = HarmonyStage.HEADER
+            d.stage = HarmonyStage.HEADER
         return p + len(m)  # a stray end of message is markup, dropped
 
-    def _arguments_done(self) -> None:
-        self.stage = HarmonyStage.AFTER_ARGUMENTS
+    def arguments_done(self) -> None:
+        d = self.d
+        d.stage = HarmonyStage.AFTER_ARGUMENTS
 
-    def _broken_off(self, marker: str, at: int, credits: Credits | None) -> int:
+    def broken_off(self, marker: str, at: int, credits: Credits | None) -> int:
         return self._close_invalid(marker, at, credits)
 
     def _after_arguments(self, buf: str, pos: int, credits: Credits | None) -> int:
-        p, m, end = self._find(self._body_ends, buf, pos, credits)
+        d, calls = self.d, self.calls
+        p, m, end = d.find(self._body_ends, buf, pos, credits)
         text = buf[pos:end]
         if text.strip():
             # Text after the object that is not the call's end: the call stands, and the text
             # is answer text.
-            self._close_call()
-            self.stage = HarmonyStage.CONTENT
+            calls.close()
+            if d.stage != HarmonyStage.STOPPED:
+                d.stage = HarmonyStage.CONTENT
             return pos
-        self._raw.append(text)
+        calls.raw.append(text)
         if m is None:
-            return self._rest(buf, end)
-        self._close_call()
-        self.stage = HarmonyStage.BETWEEN
+            return d.rest(buf, end)
+        calls.close()
+        if d.stage == HarmonyStage.STOPPED:
+            return len(buf)
+        d.stage = HarmonyStage.BETWEEN
         if m == self._m.start:
             return p
-        self._take(credits, m)
+        d.take(credits, m)
         return p + len(m)
 
     def _invalid_call(self, buf: str, pos: int, credits: Credits | None) -> int:
-        p, m, end = self._find(self._body_ends, buf, pos, credits)
-        self._raw.append(buf[pos:end])
+        d, calls = self.d, self.calls
+        p, m, end = d.find(self._body_ends, buf, pos, credits)
+        calls.raw.append(buf[pos:end])
         if m is None:
-            return self._rest(buf, end)
+            return d.rest(buf, end)
         return self._close_invalid(m, p, credits)
 
     def _close_invalid(self, marker: str, at: int, credits: Credits | None) -> int:
         """The invalid call ends at ``marker``; a message start there begins the next message."""
+        d, calls = self.d, self.calls
         if marker != self._m.start:
-            self._take(credits, marker)
-            self._raw.append(marker)
+            d.take(credits, marker)
+            calls.raw.append(marker)
             at += len(marker)
-        self._invalid(self._pending_error or "invalid tool call")
-        if self.stage != HarmonyStage.STOPPED:
-            self.stage = HarmonyStage.BETWEEN
+        calls.invalid(calls.pending_error or "invalid tool call")
+        if d.stage != HarmonyStage.STOPPED:
+            d.stage = HarmonyStage.BETWEEN
         return at
 
     def _verbatim_rest(self, buf: str, pos: int, credits: Credits | None) -> int:
-        self._say(buf[pos:])
+        d = self.d
+        d.say(buf[pos:])
         return len(buf)
 
 
@@ -296,5 +311,5 @@ def _read_header(parts: list[tuple[bool, str]], m: ChannelMessages) -> tuple[str
     return channel, recipient
 
 
-def machine_class(fmt: ChatFormat) -> type:
-    return HarmonyMachine
+def layout_class(fmt: ChatFormat) -> type:
+    return ChannelMessagesLayout

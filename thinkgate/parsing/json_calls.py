@@ -22,99 +22,97 @@ marker not followed by ``[``, text where an item or a comma should be — ends t
 text is answer text. A broken item has no end of its own to stop at: it runs to the next marker
 (the end of the output, or another ``[TOOL_CALLS]``), the items before it standing.
 
-Either way the call objects are read by the marked-calls machine's states (a call object
-streams its arguments as Qwen3's do); only the entry and the text between calls differ.
+Either way a call object is read by the call tracker (``calls.py``), which streams its arguments
+as it does Qwen3's; the reasoning, the answer and a call's end are the stages every markup
+layout shares (``markup.py``). This module holds only the entry into the calls and what stands
+between them.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-from ..formats import ChatFormat, Thinking
-from .marked_calls import MarkedCallsMachine
+from ..formats import ChatFormat
+from .calls import CallTracker
+from .driver import Driver, Handler
 from .markers import Credits, MarkerSet
+from .markup import Markup
 from .spaces import SPACE_RUN
-from .stages import Stage
+from .stages import Reading, Stage
 
 
-class BareJsonMachine(MarkedCallsMachine):
-    """Events from the text of one output whose calls are bare call objects (see the module)."""
+class BareJsonCalls:
+    """The stages of an output whose calls are bare call objects (see the module)."""
 
-    def __init__(self, fmt: ChatFormat, thinking: Thinking, *args, calls_after_content: bool = True, **kwargs) -> None:
-        # A call is only ever the start of the answer: after text, a "{" is text.
-        super().__init__(fmt, thinking, *args, calls_after_content=False, **kwargs)
+    def __init__(self, driver: Driver, calls: CallTracker, fmt: ChatFormat, reading: Reading) -> None:
+        self.d = driver
+        self.calls = calls
         tools = fmt.tools
-        self._begin = tools.optional_begin
+        # A call is only ever the start of the answer: after text, a "{" is text.
+        self.markup = Markup(driver, calls, fmt, reading, calls_after_content=False)
+        self.answer = self.markup.answer
+        self._optional_begin = tools.optional_begin
         self._separator = tools.separator.strip()
-        self._ends = MarkerSet(self._stops)
-        if not self._verbatim:
-            self._in_content = self._in_content_only = self._ends
-        self._in_call = self._ends
-        self._between = MarkerSet((*self._stops, self._begin))
-        self._calls_read = 0
-        self._handlers[Stage.CONTENT] = self._answer_start
-        self._handlers[Stage.SECTION] = self._between_calls
+        self._between = MarkerSet((fmt.eos, *fmt.stops, self._optional_begin))
+        self.markup.start(self)
 
-    def _answer_start(self, buf: str, pos: int, credits: Credits | None) -> int:
+    def stages(self) -> dict[Stage, Handler]:
+        return self.markup.stages(self.between_calls, content=self.answer_start)
+
+    def finish_stage(self) -> None:
+        self.markup.finish_stage()
+
+    def answer_start(self, buf: str, pos: int, credits: Credits | None) -> int:
         """Before the answer's first character: is it a call?"""
-        if self._content_seen or self._verbatim:
-            return self._content(buf, pos, credits)
+        d = self.d
+        if d.content_seen or d.verbatim:
+            return self.answer.content(buf, pos, credits)
         j = SPACE_RUN.match(buf, pos).end()  # type: ignore[union-attr]
         if j == len(buf):
-            if not self._final:
-                self._carry = buf[pos:]
+            if not d.final:
+                d.carry = buf[pos:]
             return len(buf)
         if buf[j] == "{":
-            self._section_return = Stage.CONTENT
-            self.stage = Stage.SECTION
+            self.answer.section_return = Stage.CONTENT
+            d.stage = Stage.SECTION
             return j
-        begin = self._begin
+        begin = self._optional_begin
         if begin and buf.startswith(begin, j) and (credits is None or credits.available(begin, j)):
-            if credits is not None:
-                credits.take(begin)
-            self.stage = Stage.SECTION
+            d.take(credits, begin)
+            d.stage = Stage.SECTION
             return j + len(begin)
-        if begin and credits is None and not self._final and begin.startswith(buf[j:]):
-            self._carry = buf[pos:]
+        if begin and credits is None and not d.final and begin.startswith(buf[j:]):
+            d.carry = buf[pos:]
             return len(buf)
-        return self._content(buf, pos, credits)
+        return self.answer.content(buf, pos, credits)
 
-    def _between_calls(self, buf: str, pos: int, credits: Credits | None) -> int:
+    def between_calls(self, buf: str, pos: int, credits: Credits | None) -> int:
         """Whitespace and separators between calls are markup; a ``{`` starts the next call; an
         end marker ends the output; anything else is text, and the rest of the answer with it."""
+        d, calls = self.d, self.calls
         n = len(buf)
         j = SPACE_RUN.match(buf, pos).end()  # type: ignore[union-attr]
         if j == n:
             return n
         c = buf[j]
         if c == "{":
-            self._reset_call()
-            self._read_call_object()
+            calls.reset()
+            calls.read_call_object()
             return j
-        if self._separator and self._calls_read and buf.startswith(self._separator, j):
-            return j + len(self._separator)
-        if self._separator and self._calls_read and credits is None and not self._final and self._separator.startswith(buf[j:]):
-            self._carry = buf[j:]
+        sep = self._separator
+        if sep and calls.ended and buf.startswith(sep, j):
+            return j + len(sep)
+        if sep and calls.ended and credits is None and not d.final and sep.startswith(buf[j:]):
+            d.carry = buf[j:]
             return n
         p, m = self._between.find(buf, j, credits)
         if m is not None and p == j:
-            if credits is not None:
-                credits.take(m)
+            d.take(credits, m)
             return j + len(m)
-        if m is None and self._between.hold_from(buf, j, credits) == j and not self._final:
-            self._carry = buf[j:]
+        if m is None and self._between.hold_from(buf, j, credits) == j and not d.final:
+            d.carry = buf[j:]
             return n
-        self._space = ""
-        self.stage = Stage.CONTENT
-        return self._content(buf, j, credits)
-
-    def _close_call(self) -> None:
-        self._calls_read += 1
-        super()._close_call()
-
-    def _invalid(self, error: str, cut_off: bool = False) -> None:
-        self._calls_read += 1
-        super()._invalid(error, cut_off)
+        d.space = ""
+        d.stage = Stage.CONTENT
+        return self.answer.content(buf, j, credits)
 
 
 # Where in the array the reader is: before "[", before the first item (or "]"), after an item
@@ -122,31 +120,44 @@ class BareJsonMachine(MarkedCallsMachine):
 OPEN, FIRST, AFTER_ITEM, AFTER_COMMA = range(4)
 
 
-class JsonArrayMachine(MarkedCallsMachine):
-    """Events from the text of one output whose calls are one JSON array (see the module)."""
+class JsonArrayCalls:
+    """The stages of an output whose calls are one JSON array (see the module)."""
 
-    def __init__(self, fmt: ChatFormat, thinking: Thinking, *args: Any, **kwargs: Any) -> None:
-        super().__init__(fmt, thinking, *args, **kwargs)
+    def __init__(self, driver: Driver, calls: CallTracker, fmt: ChatFormat, reading: Reading) -> None:
+        self.d = driver
+        self.calls = calls
         tools = fmt.tools
+        self.markup = Markup(driver, calls, fmt, reading, then=self._item_done)
         self._array_open, self._array_close = (b.strip() for b in tools.array)
         self._comma = tools.separator.strip()
+        # A marker where an item or a comma should be ends the array.
+        self._in_array = MarkerSet(
+            (tools.call_begin, tools.section_end, tools.section_begin, tools.call_end, fmt.eos, *fmt.stops)
+        )
         self._at = OPEN
-        self._handlers[Stage.SECTION] = self._array
+        self.markup.start(self)
 
-    def _array(self, buf: str, pos: int, credits: Credits | None) -> int:
+    def stages(self) -> dict[Stage, Handler]:
+        return self.markup.stages(self.array)
+
+    def finish_stage(self) -> None:
+        self.markup.finish_stage()
+
+    def array(self, buf: str, pos: int, credits: Credits | None) -> int:
+        d = self.d
         n = len(buf)
         j = SPACE_RUN.match(buf, pos).end()  # type: ignore[union-attr]
         if j == n:
-            if not self._final and self._at == OPEN:
-                self._carry = buf[pos:]  # the "[" may follow: the space is no text yet
+            if not d.final and self._at == OPEN:
+                d.carry = buf[pos:]  # the "[" may follow: the space is no text yet
             return n
-        p, m = self._in_section.find(buf, j, credits)
+        p, m = self._in_array.find(buf, j, credits)
         if m is not None and p == j:
             # A marker ends the array; the stage after it reads the marker (the section marker
             # written twice opens the array again).
             return self._leave(j)
-        if m is None and not self._final and self._in_section.hold_from(buf, j, credits) == j:
-            self._carry = buf[j:]
+        if m is None and not d.final and self._in_array.hold_from(buf, j, credits) == j:
+            d.carry = buf[j:]
             return n
         at = self._at
         if at == OPEN:
@@ -154,8 +165,8 @@ class JsonArrayMachine(MarkedCallsMachine):
                 self._at = FIRST
                 return j + len(self._array_open)
         elif buf[j] == "{" and at != AFTER_ITEM:
-            self._reset_call()
-            self._read_call_object()
+            self.calls.reset()
+            self.calls.read_call_object()
             return j
         elif buf.startswith(self._array_close, j) and at != AFTER_COMMA:
             self._leave(j)
@@ -167,17 +178,17 @@ class JsonArrayMachine(MarkedCallsMachine):
 
     def _leave(self, at: int) -> int:
         self._at = OPEN
-        self.stage = self._section_return
+        self.d.stage = self.markup.answer.section_return
         return at
 
-    def _arguments_done(self) -> None:
+    def _item_done(self) -> None:
         # An item ends with its object: no footer, no end marker. (A broken item is read up to a
         # marker, and the marker ends the array.)
-        self._close_call()
-        if self.stage != Stage.STOPPED:
+        self.calls.close()
+        if self.d.stage != Stage.STOPPED:
             self._at = AFTER_ITEM
-            self.stage = Stage.SECTION
+            self.d.stage = Stage.SECTION
 
 
-def machine_class(fmt: ChatFormat) -> type:
-    return JsonArrayMachine if any(fmt.tools.array) else BareJsonMachine
+def layout_class(fmt: ChatFormat) -> type:
+    return JsonArrayCalls if any(fmt.tools.array) else BareJsonCalls

@@ -1,6 +1,10 @@
-"""The stages of the machines of calls delimited by markers and of calls as JSON objects."""
+"""The stages of the layouts whose calls are markup in the answer (marked calls, JSON calls),
+and what a request asks of reading any layout."""
 
 import enum
+from dataclasses import dataclass
+
+from ..formats import Thinking
 
 
 class Stage(enum.IntEnum):
@@ -15,3 +19,12 @@ class Stage(enum.IntEnum):
     AFTER_ARGUMENTS = 6  # the footer (\n```) before the call's end marker
     INVALID_CALL = 7  # a call that cannot be read, up to its end marker
     STOPPED = 8  # strict mode after an invalid call: the rest is ignored
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What a request asks of reading an output (see :class:`thinkgate.StreamParser`)."""
+
+    thinking: Thinking
+    recover_calls_in_reasoning: bool = False
+    calls_after_content: bool = True

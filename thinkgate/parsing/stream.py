@@ -10,7 +10,9 @@ from .events import Event
 from . import channel_messages, json_calls, marked_calls
 from .message import Message, MessageBuilder
 from .openai import render_deltas
-from .machine import default_call_id
+from .calls import CallTracker, default_call_id
+from .driver import Driver
+from .stages import Reading
 from ..formats.tokens import marker_token_ids
 
 # One parser module per layout, named as the layout is (see thinkgate.formats.LAYOUTS).
@@ -91,21 +93,20 @@ class StreamParser:
         id_to_marker: Optional[Mapping[int, str]] = None
         if tokenizer is not None:
             id_to_marker = {i: m for m, i in marker_token_ids(self.format, tokenizer).items()}
-        machine_cls = _PARSERS[self.format.tools.layout.name].machine_class(self.format)
-        # Parameters written as text are typed by the tools' schemas (a string is bare text).
-        typed = {"tool_parameters": tool_parameters(tools)} if self.format.tools.xml is not None else {}
-        self._machine = machine_cls(
+        layout_cls = _PARSERS[self.format.tools.layout.name].layout_class(self.format)
+        # The machine: a driver running the layout's stages, a call tracker reading the calls.
+        self._machine = Driver(self.format, id_to_marker, verbatim=reasoning_only)
+        calls = CallTracker(
+            self._machine,
             self.format,
-            thinking,
             tool_names(tools),
-            id_to_marker,
             on_invalid_call=on_invalid_call,
-            recover_calls_in_reasoning=recover_calls_in_reasoning,
-            calls_after_content=calls_after_content,
-            reasoning_only=reasoning_only,
             call_id=call_id,
-            **typed,
+            # Parameters written as text are typed by the tools' schemas (a string is bare text).
+            tool_parameters=tool_parameters(tools) if self.format.tools.xml is not None else None,
         )
+        reading = Reading(self.format.start_thinking(thinking), recover_calls_in_reasoning, calls_after_content)
+        layout_cls(self._machine, calls, self.format, reading)
         render_deltas([], reasoning_field)  # reject a bad field name now, not mid-stream
         self.reasoning_field = reasoning_field
         self._builder = MessageBuilder()

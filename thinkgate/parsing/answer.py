@@ -1,0 +1,53 @@
+"""The answer's text, up to the tool markup that opens the calls (the section marker, or a
+call's begin marker with no section around it) or the output's end: ``Stage.CONTENT`` of the
+marked-calls and JSON-calls layouts. Where the calls are read from there is the layout's
+``Stage.SECTION``.
+"""
+
+from __future__ import annotations
+
+from ..formats import ChatFormat
+from .driver import Driver
+from .markers import Credits, MarkerSet
+from .stages import Stage
+
+
+class AnswerStages:
+    """``Stage.CONTENT``, and the entry into the calls from it or from the reasoning.
+
+    ``calls_after_content`` off: tool markup after the answer's text is text too.
+    """
+
+    def __init__(self, driver: Driver, fmt: ChatFormat, *, calls_after_content: bool = True) -> None:
+        self.d = driver
+        tools = fmt.tools
+        self._stops = (fmt.eos, *fmt.stops)  # every marker that ends the output
+        self._call_begin = tools.call_begin
+        self.tool_markers = tuple(m for m in (tools.section_begin, tools.call_begin) if m)
+        self._in_content = MarkerSet(self._stops if driver.verbatim else (*self.tool_markers, *self._stops))
+        self._calls_after_content = calls_after_content
+        self._in_content_only = self._in_content if calls_after_content else MarkerSet(self._stops)
+        self.section_return = Stage.CONTENT  # where reading goes back to after the calls
+
+    def enter_calls(self, marker: str, at: int, credits: Credits | None, back_to: Stage) -> int:
+        """Tool markup starts at ``marker``; after the calls, reading goes back to ``back_to``."""
+        self.section_return = back_to
+        self.d.stage = Stage.SECTION
+        if marker == self._call_begin:  # a call with no section marker: the section reads it
+            return at
+        self.d.take(credits, marker)
+        return at + len(marker)
+
+    def content(self, buf: str, pos: int, credits: Credits | None) -> int:
+        d = self.d
+        markers = self._in_content_only if d.content_seen else self._in_content
+        p, m = d.emit_until(markers, buf, pos, credits, d.say)
+        if m is None:
+            return p
+        if m in self._stops:
+            d.take(credits, m)
+            return p + len(m)
+        if d.content_seen and not self._calls_after_content:
+            return p  # answer text came first: from here on, markup is text
+        d.space = ""
+        return self.enter_calls(m, p, credits, Stage.CONTENT)

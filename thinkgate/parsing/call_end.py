@@ -1,0 +1,116 @@
+"""How a call ends where calls are markup in the answer (the marked-calls and JSON-calls
+layouts): after its arguments, the format's footer (`` ``` ``) and its end marker; a call that
+cannot be read runs up to that marker (or the next call's, the section's, the output's end).
+Either way reading goes on between calls, in ``Stage.SECTION``. These stages answer the call
+tracker's questions for those layouts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..formats import ChatFormat
+from .calls import CallTracker
+from .driver import Driver
+from .markers import Credits, MarkerSet
+from .stages import Stage
+
+
+class CallEndStages:
+    """``Stage.AFTER_ARGUMENTS`` and ``Stage.INVALID_CALL``, and the call tracker's hooks for
+    what follows a call's arguments. ``then``: what follows arguments that closed, where no
+    footer or end marker does (an item of a JSON array)."""
+
+    ARGUMENTS = Stage.ARGUMENTS
+    INVALID_CALL = Stage.INVALID_CALL
+    STOPPED = Stage.STOPPED
+    RESUME = Stage.SECTION
+
+    def __init__(self, driver: Driver, calls: CallTracker, fmt: ChatFormat, then: Callable[[], None] | None = None) -> None:
+        tools = fmt.tools
+        self.d = driver
+        self.calls = calls
+        self._then = then
+        calls.bind(self)
+        self._call_end = tools.call_end
+        self._footer = "".join(tools.footer.split())
+        # What ends a call's arguments: its end, the next call, the section's end, the output's.
+        self.in_call = MarkerSet((tools.call_end, tools.call_begin, tools.section_end, fmt.eos, *fmt.stops))
+        self._after = ""  # the footer's text read so far
+        self._after_raw = 0  # where it starts in the call's raw text
+
+    def arguments_done(self) -> None:
+        if self._then is not None:
+            self._then()
+            return
+        self._after = ""
+        self._after_raw = len(self.calls.raw)
+        self.d.stage = Stage.AFTER_ARGUMENTS
+
+    def broken_off(self, marker: str, at: int, credits: Credits | None) -> int:
+        self.d.stage = Stage.INVALID_CALL  # read up to the call's end, then the call is invalid
+        return at
+
+    def ends_call(self, marker: str) -> bool:
+        return marker == self._call_end
+
+    def finish_stage(self) -> None:
+        """What the output's ending in a call's stage means."""
+        d, calls = self.d, self.calls
+        if d.stage == Stage.INVALID_CALL and not self._call_end:
+            # A call that ends with its JSON broke before the output ended: it is invalid, not
+            # cut off (no end marker was still to come).
+            calls.invalid(calls.pending_error or "invalid tool call")
+        elif d.stage in (Stage.CALL_HEADER, Stage.ARGUMENTS, Stage.INVALID_CALL):
+            calls.cut_off()
+        elif d.stage == Stage.AFTER_ARGUMENTS:
+            calls.close()
+
+    def after_arguments(self, buf: str, pos: int, credits: Credits | None) -> int:
+        d, calls = self.d, self.calls
+        p, m = self.in_call.find(buf, pos, credits)
+        end = p if m is not None else d.hold(self.in_call, buf, pos, credits)
+        seen = self._after + buf[pos:end]
+        if not self._footer.startswith("".join(seen.split())):
+            # Text after a complete call that is not its footer: the call stands, and the text
+            # (with what looked like the footer's start) is read as the section's stray text.
+            del calls.raw[self._after_raw :]
+            after = self._after
+            if self._close():
+                d.say(after)
+            return pos
+        self._after = seen
+        calls.raw.append(buf[pos:end])
+        if m is None:
+            return d.rest(buf, end)
+        if m == self._call_end:
+            d.take(credits, m)
+            calls.raw.append(m)
+            self._close()
+            return p + len(m)
+        self._close()
+        return p
+
+    def _close(self) -> bool:
+        """End the call; reading goes on between calls unless strict mode stopped it there."""
+        self.calls.close()
+        if self.d.stage == Stage.STOPPED:
+            return False
+        self.d.stage = Stage.SECTION
+        return True
+
+    def invalid_call(self, buf: str, pos: int, credits: Credits | None) -> int:
+        d, calls = self.d, self.calls
+        p, m = self.in_call.find(buf, pos, credits)
+        end = p if m is not None else d.hold(self.in_call, buf, pos, credits)
+        calls.raw.append(buf[pos:end])
+        if m is None:
+            return d.rest(buf, end)
+        if m == self._call_end:
+            d.take(credits, m)
+            calls.raw.append(m)
+            end += len(m)
+        calls.invalid(calls.pending_error or "invalid tool call")
+        if d.stage != Stage.STOPPED:
+            d.stage = Stage.SECTION
+        return end

@@ -1,0 +1,66 @@
+"""What the layouts whose calls are markup in the answer share (marked calls, JSON calls): the
+reasoning before the answer (``reasoning.py``), the answer's text up to the calls
+(``answer.py``), and how a call ends (``call_end.py``). A layout adds the stages between and
+inside its calls."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..formats import ChatFormat
+from .answer import AnswerStages
+from .call_end import CallEndStages
+from .calls import CallTracker
+from .driver import Driver, Handler
+from .reasoning import ReasoningStages
+from .stages import Reading, Stage
+
+
+class Markup:
+    """The shared stages, built for one output. ``calls_after_content`` overrides the
+    request's; ``then`` is :class:`CallEndStages`'."""
+
+    def __init__(
+        self,
+        driver: Driver,
+        calls: CallTracker,
+        fmt: ChatFormat,
+        reading: Reading,
+        *,
+        calls_after_content: bool | None = None,
+        then: Callable[[], None] | None = None,
+    ) -> None:
+        self.d = driver
+        self.calls = calls
+        if calls_after_content is None:
+            calls_after_content = reading.calls_after_content
+        self.answer = AnswerStages(driver, fmt, calls_after_content=calls_after_content)
+        self.reasoning = ReasoningStages(
+            driver,
+            fmt,
+            reading.thinking,
+            recovered=self.answer.tool_markers if reading.recover_calls_in_reasoning else (),
+            enter_calls=self.answer.enter_calls,
+        )
+        self.end = CallEndStages(driver, calls, fmt, then)
+
+    def start(self, layout: object) -> None:
+        """Hand the layout to the driver, in the stage the output starts in."""
+        self.d.start(layout, self.reasoning.first_stage)
+
+    def stages(self, section: Handler, content: Handler | None = None) -> dict[Stage, Handler]:
+        """The stage table, with ``section`` reading between calls (and ``content`` the
+        answer, where the layout decides first whether it is calls)."""
+        return {
+            Stage.START: self.reasoning.start,
+            Stage.REASONING: self.reasoning.reasoning,
+            Stage.CONTENT: content or self.answer.content,
+            Stage.SECTION: section,
+            Stage.ARGUMENTS: self.calls.arguments,
+            Stage.AFTER_ARGUMENTS: self.end.after_arguments,
+            Stage.INVALID_CALL: self.end.invalid_call,
+            Stage.STOPPED: self.calls.stopped,
+        }
+
+    def finish_stage(self) -> None:
+        self.end.finish_stage()

@@ -1,0 +1,87 @@
+"""The stages before the answer, for a format that reasons between two markers (``<think>`` and
+``</think>``, ``[THINK]`` and ``[/THINK]``): whether the model opens its reasoning, and the
+reasoning itself up to its close. Shared by the layouts of marked calls and of JSON calls; the
+channel-messages layout says by each message's header what is reasoning instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..formats import ChatFormat, Thinking
+from .driver import Driver
+from .markers import Credits, MarkerSet
+from .spaces import SPACE_RUN
+from .stages import Stage
+
+# Leading whitespace is held while the parser waits to see whether the model opens <think>;
+# past this much, it is not going to.
+_MAX_START_SPACE = 64
+
+
+class ReasoningStages:
+    """``Stage.START`` and ``Stage.REASONING``; the answer starts in ``Stage.CONTENT``.
+
+    ``recovered``: tool markers that, met inside the reasoning, start calls there (the parser's
+    ``recover_calls_in_reasoning``); ``enter_calls(marker, at, credits, back_to)`` is the
+    layout's entry into its calls, returning where reading goes on.
+    """
+
+    def __init__(
+        self,
+        driver: Driver,
+        fmt: ChatFormat,
+        thinking: Thinking,
+        *,
+        recovered: tuple[str, ...] = (),
+        enter_calls: Callable[[str, int, Credits | None, Stage], int] | None = None,
+    ) -> None:
+        self.d = driver
+        self._thinking = thinking
+        self._open = fmt.reasoning.open
+        self._close = fmt.reasoning.close
+        self._stops = (fmt.eos, *fmt.stops)
+        self._markers = MarkerSet((self._close, *self._stops, *recovered))
+        self._enter_calls = enter_calls
+
+    @property
+    def first_stage(self) -> Stage:
+        return Stage.CONTENT if self._thinking is False else Stage.START
+
+    def start(self, buf: str, pos: int, credits: Credits | None) -> int:
+        """Before the first character: is the model opening its reasoning?"""
+        d = self.d
+        n = len(buf)
+        j = SPACE_RUN.match(buf, pos).end()  # type: ignore[union-attr]
+        target = Stage.REASONING if self._thinking is True else Stage.CONTENT
+        if j - pos > _MAX_START_SPACE:
+            d.stage = target
+            return pos
+        if j == n and not d.final:
+            d.carry = buf[pos:]
+            return n
+        if buf.startswith(self._open, j) and (credits is None or credits.available(self._open, j)):
+            d.take(credits, self._open)
+            d.stage = Stage.REASONING
+            return j + len(self._open)
+        if credits is None and not d.final and self._open.startswith(buf[j:]):
+            d.carry = buf[pos:]
+            return n
+        d.stage = target
+        return pos
+
+    def reasoning(self, buf: str, pos: int, credits: Credits | None) -> int:
+        d = self.d
+        p, m = d.emit_until(self._markers, buf, pos, credits, d.reason)
+        if m is None:
+            return p
+        if m in self._stops:
+            d.take(credits, m)
+            return p + len(m)
+        d.end_reasoning()
+        if m == self._close:
+            d.take(credits, m)
+            d.stage = Stage.CONTENT
+            return p + len(m)
+        # a tool marker written inside the reasoning: its calls are recovered
+        return self._enter_calls(m, p, credits, Stage.REASONING)  # type: ignore[misc]
