@@ -108,8 +108,9 @@ def sample_batch(tokenizer, fmt, choice, thinking, n, seed, batch=25, via_logits
 
 def thinking_tokens(grammar):
     """The tokens a thinking output spends before its constrained part: a budget of 3, the close
-    marker, and what the grammar forces after it (harmony's <|start|>assistant)."""
-    return 4 + len(grammar.close_tail)
+    marker (one token, or the tokens that spell a text marker), and what the grammar forces
+    after it (harmony's <|start|>assistant)."""
+    return 3 + len(grammar.close_ids) + len(grammar.close_tail)
 
 
 class _AllowedView:

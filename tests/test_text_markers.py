@@ -55,9 +55,11 @@ def test_random_sampling_under_its_grammar_gives_valid_calls(llama_tokenizer, ch
     assert verdicts["valid"] >= 11, verdicts
 
 
-def test_reasoning_markers_must_be_tokens():
-    with pytest.raises(ValueError, match="reasoning and end-of-sequence markers are tokens"):
+def test_reasoning_markers_are_both_tokens_or_both_text_and_end_markers_are_tokens():
+    with pytest.raises(ValueError, match="both tokens or both text"):
         ChatFormat(name="x", reasoning=ReasoningFormat(open=Text("<think>"), close="</think>"), tools=TEXT_HERMES.tools, eos="<|eot_id|>")
+    with pytest.raises(ValueError, match="end-of-sequence markers are tokens"):
+        ChatFormat(name="x", reasoning=NO_REASONING, tools=TEXT_HERMES.tools, eos=Text("<|eot_id|>"))
 
 
 def test_tool_markers_are_all_tokens_or_all_text():
@@ -91,3 +93,74 @@ def test_a_format_of_ones_own_writes_its_text_markers_with_the_tokenizers_own_to
     assert ok and g.accept_token(tok.convert_tokens_to_ids("<|im_end|>"))
     m = parse(text, format=TEXT_QWEN, token_ids=ids, tokenizer=tok)
     assert [(c.name, c.arguments) for c in m.tool_calls] == [("get_weather", '{"city": "Paris"}')]
+
+
+# The same, thinking in <think>…</think> written as text: every marker but the end is text, and
+# the Llama 3 tokenizer has none of them.
+TEXT_THINKER = dataclasses.replace(
+    TEXT_HERMES, name="text_thinker", reasoning=ReasoningFormat(open=Text("<think>"), close=Text("</think>"), default_thinking="auto")
+)
+
+
+@pytest.mark.parametrize("thinking", [True, "auto"])
+def test_text_reasoning_is_read_by_token_ids_however_the_deltas_cut_it(llama_tokenizer, thinking):
+    calls = [("get_weather", json.dumps({"city": "Paris"}))]
+    opened = "<think>" if thinking == "auto" else ""
+    text = opened + "The user wants </thin weather.\n</think>\n\nLet me check.\n" + TEXT_THINKER.tools.section_text(calls)
+    ids = llama_tokenizer.encode(text, add_special_tokens=False)
+    per_token = detokenize_stream(llama_tokenizer, ids)
+    for size in (1, 2, 3, 5):
+        _, parser = stream_events(group(per_token, size), format=TEXT_THINKER, thinking=thinking, tokenizer=llama_tokenizer)
+        m = parser.message
+        assert m.reasoning_content == "The user wants </thin weather.\n", size
+        assert m.content == "Let me check." and [(c.name, c.arguments) for c in m.tool_calls] == calls, size
+
+
+def test_the_prompt_says_whether_text_reasoning_is_open(llama_tokenizer):
+    from thinkgate import thinking_from_prompt
+
+    def ids(text):
+        return llama_tokenizer.encode(text, add_special_tokens=False)
+
+    assert thinking_from_prompt(ids("<|start_header_id|>assistant<|end_header_id|>\n\n<think>\n"), llama_tokenizer, TEXT_THINKER) is True
+    assert thinking_from_prompt(ids("assistant\n<think>\n\n</think>\n\n"), llama_tokenizer, TEXT_THINKER) is False
+    assert thinking_from_prompt(ids("assistant\n"), llama_tokenizer, TEXT_THINKER) == "auto"
+
+
+@pytest.mark.parametrize("choice", ["required", "auto"])
+def test_random_sampling_thinks_in_text_then_gives_valid_calls(llama_tokenizer, choice):
+    # thinking True with a budget of 3: three free tokens, then the close forced, token by token
+    samples = sample_batch(llama_tokenizer, TEXT_THINKER, choice, "budget", n=12, seed=zlib.crc32(choice.encode()))
+    verdicts = check(llama_tokenizer, TEXT_THINKER, choice, "budget", samples)
+    assert set(verdicts) <= {"valid", "unterminated"}, verdicts
+    assert verdicts["valid"] >= 11, verdicts
+    close = llama_tokenizer.encode("</think>", add_special_tokens=False)
+    for ids, g in samples:
+        assert ids[3 : 3 + len(close)] == close  # the budget spent, the close is forced
+        assert g.thinking_tokens == 0
+
+
+def test_an_output_may_open_text_reasoning_or_answer_at_once(llama_tokenizer):
+    from thinkgate.constraint import ReasonerGrammar, compile_tool_grammar
+
+    grammar = compile_tool_grammar(llama_tokenizer, TEXT_THINKER, WEATHER_TOOL, "required")
+    eot = llama_tokenizer.convert_tokens_to_ids("<|eot_id|>")
+    call = TEXT_THINKER.tools.section_text([("get_weather", '{"city": "Paris"}')])
+    for text in ("<think>Paris, then.</think>\n" + call, call):
+        g = ReasonerGrammar(grammar, thinking="auto")
+        assert g.accept_tokens(llama_tokenizer.encode(text, add_special_tokens=False)), (text, g.error)
+        assert g.accept_token(eot) and g.is_terminated()
+    # Reasoning that is never closed cannot end the output, whatever the tool_choice.
+    g = ReasonerGrammar(grammar, thinking=True)
+    assert g.accept_tokens(llama_tokenizer.encode("Still thinking", add_special_tokens=False))
+    assert not allowed(g, eot, grammar.vocab.size)
+    # Tool markup inside the reasoning is reasoning: the guard starts reading after the close,
+    # and a rollback across the close puts the reasoning back.
+    g = ReasonerGrammar(grammar, thinking=True)
+    before = llama_tokenizer.encode('Maybe <tool_call>\n{"name": "x"} no.</think>\n', add_special_tokens=False)
+    assert g.accept_tokens(before), g.error
+    assert g.thinking_tokens == 0
+    g.rollback(3)
+    assert g.thinking_tokens > 0
+    assert g.accept_tokens(before[-3:]) and g.accept_tokens(llama_tokenizer.encode(call, add_special_tokens=False)), g.error
+    assert g.accept_token(eot) and g.is_terminated()

@@ -45,6 +45,11 @@ class ToolGrammar:
     # them: each row is ANDed with this (the control tokens' bits cleared). None where the tag
     # names tokens by id (and keeps the others out itself).
     no_controls: Optional[np.ndarray] = None
+    # Reasoning markers written as text: the grammar holds the reasoning, one compiled grammar
+    # for an output that starts inside it (True) and one for an output that may open it
+    # ("auto"); close_ids spell the close, forced one by one when a thinking budget is spent.
+    reasoning_grammars: Optional[dict[Any, xgr.CompiledGrammar]] = None
+    close_ids: tuple[int, ...] = ()
 
     @property
     def format(self) -> ChatFormat:
@@ -138,6 +143,12 @@ class GrammarCache:
             compiled = vocab.compiler.compile_structural_tag(spec.tag)
         except Exception as e:  # every schema was checked alone; this is the tag as a whole
             raise ValueError(_compile_error(spec, e)) from None
+        reasoning_grammars = None
+        if fmt.text_reasoning:
+            try:
+                reasoning_grammars = {t: vocab.compiler.compile_structural_tag(spec.with_reasoning(t)) for t in (True, "auto")}
+            except Exception as e:
+                raise ValueError(_compile_error(spec, e)) from None
         with self._lock:
             if self._masks is None:
                 self._masks = MaskCache(vocab.tables, vocab.token_bytes)
@@ -156,6 +167,8 @@ class GrammarCache:
             close_tail=_encode(vocab, msgs.start + msgs.role) if msgs is not None else (),
             reopen=msgs is not None,
             no_controls=None if names_tokens(spec.tag) else ~vocab.tables.control_mask,
+            reasoning_grammars=reasoning_grammars,
+            close_ids=_encode(vocab, fmt.reasoning.close) if fmt.reasoning.present else (),
         )
 
 

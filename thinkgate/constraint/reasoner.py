@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import enum
 import logging
+from dataclasses import replace
 from collections.abc import Iterable, Sequence
 from typing import Optional
 
@@ -26,6 +27,7 @@ from ..formats import Thinking
 from ..formats.tokens import thinking_from_prompt
 from .compiled import ToolGrammar
 from .guard import ArgumentsGuard
+from .text_reasoning import ANSWER, OPENING, THINKING, TextMarkers, TextReasoning
 
 log = logging.getLogger("thinkgate.constraint")
 
@@ -90,7 +92,14 @@ class ReasonerGrammar:
         # budget counters before it) for every token but the ordinary thinking ones, which cost
         # nothing to keep.
         self._entries: list[tuple] = []
-        if thinking is True:
+        # Reasoning markers written as text: the grammar holds the reasoning (see text_reasoning).
+        self._text: Optional[TextReasoning] = None
+        if grammar.reasoning_grammars is not None and thinking is not False:
+            self._text = TextReasoning(THINKING if thinking is True else OPENING)
+            self._marks = TextMarkers(fmt.reasoning.open.encode(), fmt.reasoning.close.encode())
+            self.phase = Phase.CONSTRAINED
+            self._start_matcher(grammar.reasoning_grammars[thinking])
+        elif thinking is True:
             self.phase = Phase.THINKING
         elif thinking is False:
             self.phase = Phase.CONSTRAINED
@@ -108,11 +117,15 @@ class ReasonerGrammar:
 
     @property
     def thinking_tokens(self) -> int:
+        if self._text is not None:
+            return self._text.tokens if self._text.where == THINKING else 0
         return self._pos - self._think_start if self.phase == Phase.THINKING else 0
 
     @property
     def forcing_close(self) -> bool:
         """This step must be ``</think>`` (the thinking budget is spent)."""
+        if self._text is not None:
+            return self.phase == Phase.CONSTRAINED and self._text.forcing(self.thinking_budget)
         return self.phase == Phase.THINKING and self._budget_at is not None and self._pos >= self._budget_at
 
     def _refresh(self) -> None:
@@ -128,17 +141,19 @@ class ReasonerGrammar:
     def is_terminated(self) -> bool:
         return self.phase == Phase.DONE
 
-    def _start_matcher(self) -> None:
+    def _start_matcher(self, compiled: Optional[xgr.CompiledGrammar] = None) -> None:
         if self._matcher is None:
-            self._matcher = xgr.GrammarMatcher(self.grammar.compiled)
+            self._matcher = xgr.GrammarMatcher(compiled or self.grammar.compiled)
             g = self.grammar
             if g.choice != "none":
                 self._guard = ArgumentsGuard(g.masks, g.call_begin, g.call_end, g.spec.header_nodes(), raw=g.spec.format.tools.xml is not None, between=g.spec.between_calls)
 
-    def _log(self, matched: int, phase: Phase, error: Optional[str] = None) -> None:
+    def _log(self, matched: int, phase: Phase, error: Optional[str] = None, guarded: Optional[int] = None) -> None:
         """Record the token at the current position (all but ordinary thinking tokens), then
-        move to ``phase``."""
-        self._entries.append((self._pos, self.phase, self.error, matched, self._pending, self._tail, self._think_start, self._thought))
+        move to ``phase``. ``matched`` tokens went to the matcher, ``guarded`` (as many, unless
+        said) to the guard."""
+        guarded = matched if guarded is None else guarded
+        self._entries.append((self._pos, self.phase, self.error, matched, guarded, self._pending, self._tail, self._think_start, self._thought, self._text))
         self._pos += 1
         self.phase = phase
         if error is not None:
@@ -233,6 +248,9 @@ class ReasonerGrammar:
             return True
         if phase == Phase.CONSTRAINED:
             matcher = self._matcher
+            text = self._text
+            if text is not None and text.where != ANSWER:
+                return self._accept_text(token_id)
             if not matcher.accept_token(token_id):
                 self._log(0, Phase.ERROR, f"token {token_id} is not allowed by the tool grammar here")
                 return False
@@ -246,6 +264,29 @@ class ReasonerGrammar:
             self._log(0, Phase.ERROR)
         return False
 
+    def _accept_text(self, token_id: int) -> bool:
+        """A token while reasoning written as text may still open, or has not closed: the
+        grammar reads it; the guard reads it only once the reasoning is behind."""
+        text = self._text
+        if text.forcing(self.thinking_budget):
+            forced = self.grammar.close_ids[text.forced]
+            if token_id != forced:
+                self._log(0, Phase.ERROR, f"token {token_id} sampled where the thinking budget forces {forced}, the end of thinking")
+                return False
+            text = replace(text, forced=text.forced + 1)
+        matcher = self._matcher
+        if not matcher.accept_token(token_id):
+            self._log(0, Phase.ERROR, f"token {token_id} is not allowed by the tool grammar here")
+            return False
+        after, guarded = text.step(token_id, self.grammar.vocab.token_bytes[token_id], self._marks)
+        if self._guard is not None:
+            for t in guarded:
+                self._guard.accept(t)
+        self._log(1, Phase.DONE if matcher.is_terminated() else Phase.CONSTRAINED, guarded=len(guarded) if self._guard is not None else 0)
+        self._text = after
+        self._refresh()
+        return True
+
     def accept_tokens(self, token_ids: Iterable[int]) -> bool:
         ok = True
         for t in token_ids:
@@ -257,15 +298,16 @@ class ReasonerGrammar:
         if k < 0 or k > self._pos:
             raise ValueError(f"cannot roll back {k} tokens; {self._pos} were accepted")
         target = self._pos - k
-        matched = 0
+        matched = guarded = 0
         entries = self._entries
         while entries and entries[-1][0] >= target:
-            _, self.phase, self.error, fed, self._pending, self._tail, self._think_start, self._thought = entries.pop()
+            _, self.phase, self.error, fed, read, self._pending, self._tail, self._think_start, self._thought, self._text = entries.pop()
             matched += fed
+            guarded += read
         if matched:
             self._matcher.rollback(matched)
-            if self._guard is not None:
-                self._guard.rollback(matched)
+        if guarded and self._guard is not None:
+            self._guard.rollback(guarded)
         self._pos = target
         self._refresh()
 
@@ -295,6 +337,9 @@ class ReasonerGrammar:
             return True
         if phase == Phase.CLOSING:
             _only(row, (self.grammar.close_tail[self._tail],))
+            return True
+        if self._text is not None and self.forcing_close:
+            _only(row, (self.grammar.close_ids[self._text.forced],))
             return True
         k = self._pending if phase == Phase.OPENING else 0
         # The held prefix of the open marker: the matcher's mask as if it had read it.
@@ -341,6 +386,29 @@ class FailedRequest:
 
     def accept_token(self, token_id: int) -> bool:
         return token_id in self.stop_ids
+
+    def _accept_text(self, token_id: int) -> bool:
+        """A token while reasoning written as text may still open, or has not closed: the
+        grammar reads it; the guard reads it only once the reasoning is behind."""
+        text = self._text
+        if text.forcing(self.thinking_budget):
+            forced = self.grammar.close_ids[text.forced]
+            if token_id != forced:
+                self._log(0, Phase.ERROR, f"token {token_id} sampled where the thinking budget forces {forced}, the end of thinking")
+                return False
+            text = replace(text, forced=text.forced + 1)
+        matcher = self._matcher
+        if not matcher.accept_token(token_id):
+            self._log(0, Phase.ERROR, f"token {token_id} is not allowed by the tool grammar here")
+            return False
+        after, guarded = text.step(token_id, self.grammar.vocab.token_bytes[token_id], self._marks)
+        if self._guard is not None:
+            for t in guarded:
+                self._guard.accept(t)
+        self._log(1, Phase.DONE if matcher.is_terminated() else Phase.CONSTRAINED, guarded=len(guarded) if self._guard is not None else 0)
+        self._text = after
+        self._refresh()
+        return True
 
     def accept_tokens(self, token_ids: Iterable[int]) -> bool:
         return all([self.accept_token(t) for t in token_ids])

@@ -14,11 +14,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from ..formats import ChatFormat, get_format, is_text
+from ..formats import ChatFormat, Thinking, get_format, is_text
 from . import channel_messages, json_calls, marked_calls
 from .schema import PreparedSchema, prepare
 from .schema_nodes import Node
-from .tag_elements import Markers, TagRequest, structural_tag
+from .tag_elements import Markers, TagRequest, either, reasoning, seq, structural_tag
 from ..formats.tokens import own_text
 
 DEFAULT_MAX_WHITESPACE = 8
@@ -56,6 +56,17 @@ class GrammarSpec:
         """Where calls are found by their ``{`` (no marker begins a call): the bytes that may
         stand between them; else None."""
         return _LAYOUTS[self.format.tools.layout.name].between_calls(self.format.tools)
+
+    def with_reasoning(self, thinking: Thinking) -> dict:
+        """The tag with the reasoning ahead of it, for a format whose reasoning markers are text
+        (no token ends the reasoning for the reasoner to watch: the grammar holds it, free text
+        up to the close). ``thinking`` True: the output starts inside it; ``"auto"``: the
+        output may open it first."""
+        r = self.format.reasoning
+        answer = self.tag["format"]
+        if thinking is True:
+            return structural_tag(seq([reasoning(None, r.close), answer]))
+        return structural_tag(either([seq([reasoning(r.open, r.close), answer]), answer]))
 
     def header_nodes(self) -> dict[str, Node]:
         """Each tool's header after :attr:`call_trigger` (a regular expression, for headers that

@@ -70,6 +70,11 @@ def triggered_tags(trigger: str, content: Element, end: str, excludes: list[str]
     return {"type": "triggered_tags", "triggers": [trigger], "tags": [tag], "excludes": list(excludes), "stop_after_first": True}
 
 
+def reasoning(open_text: Optional[str], close_text: str) -> Element:
+    """Reasoning written as text: ``open_text`` (None: already open), any text, ``close_text``."""
+    return {"type": "tag", "begin": open_text or "", "content": {"type": "any_text"}, "end": close_text}
+
+
 def is_const(element: Element) -> bool:
     return element.get("type") == "const_string"
 

@@ -18,7 +18,8 @@ class Text(str):
     the parser counts it only when that token was generated, and the grammar writes it by id, so
     the model cannot spell it with ordinary tokens. A ``Text`` marker is matched as text by the
     parser, the grammar and the guard alike, whatever tokens spell it, and needs nothing of the
-    tokenizer. Reasoning markers and end-of-sequence markers are tokens.
+    tokenizer. Reasoning markers may be text too (both of them: the grammar then holds the
+    reasoning, its close written as text); end-of-sequence markers are always tokens.
     """
 
     __slots__ = ()
@@ -493,9 +494,19 @@ class ChatFormat:
     stops: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        texts = [m for m in (self.reasoning.open, self.reasoning.close, self.eos, *self.stops) if is_text(m)]
+        texts = [m for m in (self.eos, *self.stops) if is_text(m)]
         if texts:
-            raise ValueError(f"format {self.name!r}: reasoning and end-of-sequence markers are tokens, not text ({', '.join(map(repr, texts))})")
+            raise ValueError(f"format {self.name!r}: end-of-sequence markers are tokens, not text ({', '.join(map(repr, texts))})")
+        r = self.reasoning
+        if r.present and is_text(r.open) != is_text(r.close):
+            raise ValueError(f"format {self.name!r}: the reasoning markers are both tokens or both text (Text), not one of each: {r.open!r}, {r.close!r}")
+        if self.text_reasoning and self.tools.messages is not None:
+            raise ValueError(f"format {self.name!r}: channel messages open reasoning with their header's tokens, not with text")
+
+    @property
+    def text_reasoning(self) -> bool:
+        """Whether the reasoning markers are text (:class:`Text`), matched as text everywhere."""
+        return self.reasoning.present and is_text(self.reasoning.close)
 
     @property
     def markers(self) -> tuple[str, ...]:

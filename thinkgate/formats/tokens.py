@@ -61,6 +61,8 @@ def thinking_from_prompt(
     fmt = get_format(format)
     if not fmt.reasoning.present:
         return False
+    if fmt.text_reasoning:
+        return _thinking_from_text(prompt_token_ids, tokenizer, fmt)
     open_ids = open_marker_ids(fmt, tokenizer)
     close_id = single_token_id(tokenizer, fmt.reasoning.close)
     missing = [m for m, i in ((fmt.reasoning.open, open_ids), (fmt.reasoning.close, close_id)) if i is None]
@@ -82,6 +84,21 @@ def thinking_from_prompt(
             break
         i -= 1
     return fmt.reasoning.default_thinking
+
+
+def _thinking_from_text(prompt_token_ids: Sequence[int], tokenizer: Any, fmt: ChatFormat) -> Thinking:
+    """Text reasoning markers: the prompt's last characters, trailing whitespace aside."""
+    if isinstance(tokenizer, Mapping):
+        raise ValueError(f"format {fmt.name!r} writes its reasoning markers as text: reading the thinking stage needs a tokenizer that decodes")
+    r = fmt.reasoning
+    # enough tokens to hold either marker spelled one character a token, and its whitespace
+    k = max(len(r.open), len(r.close)) + _MAX_TRAILING_SPACE_TOKENS
+    tail = tokenizer.decode(list(prompt_token_ids[-k:]), skip_special_tokens=False).rstrip()
+    if tail.endswith(r.open):
+        return True
+    if tail.endswith(r.close):
+        return False
+    return r.default_thinking
 
 
 def _is_space(tokenizer: Any, token_id: int) -> bool:
@@ -134,6 +151,41 @@ class AnalysisIds:
             elif t == self.close and in_analysis:
                 start, in_analysis = i + 1, False
         return start
+
+
+class TextReasoningIds:
+    """Where reasoning ends in token ids, for a format whose reasoning markers are text (spelled
+    by ordinary tokens): the ids are decoded one at a time and the markers found in the text (a
+    marker is ASCII: a character split across tokens never hides one)."""
+
+    def __init__(self, fmt: ChatFormat | str, tokenizer: Any) -> None:
+        self.fmt = get_format(fmt)
+        self._tokenizer = tokenizer
+
+    def _read(self, ids: Sequence[int]) -> tuple[str, list[int]]:
+        """The text of ``ids``, and the end offset of each token's text in it."""
+        pieces = [self._tokenizer.decode([t], skip_special_tokens=False) for t in ids]
+        ends, total = [], 0
+        for piece in pieces:
+            total += len(piece)
+            ends.append(total)
+        return "".join(pieces), ends
+
+    def ended(self, ids: Sequence[int]) -> bool:
+        """Whether the last reasoning marker in ``ids`` is the close."""
+        text, _ = self._read(ids)
+        r = self.fmt.reasoning
+        return r.close in text and text.rfind(r.close) > text.rfind(r.open)
+
+    def content_from(self, ids: Sequence[int]) -> int:
+        """Where the answer's ids start: after the token that completes the first close (0
+        where there is none)."""
+        text, ends = self._read(ids)
+        at = text.find(self.fmt.reasoning.close)
+        if at < 0:
+            return 0
+        done = at + len(self.fmt.reasoning.close)
+        return next(i + 1 for i, e in enumerate(ends) if e >= done)
 
 
 # What the registry as a whole tells a tokenizer (the constraint's vocabulary asks these).

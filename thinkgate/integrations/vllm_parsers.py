@@ -37,7 +37,7 @@ from ..parsing import (
     parse,
     thinking_from_prompt,
 )
-from ..formats.tokens import AnalysisIds
+from ..formats.tokens import AnalysisIds, TextReasoningIds
 from ..requests import OPTION_KEY, RequestOptions, check_budget, default_unsupported
 from .common import format_class, plain_tools
 from .vllm import check_options
@@ -108,8 +108,13 @@ class ThinkgateReasoningParser(ReasoningParser):
         super().__init__(tokenizer, *args, **kwargs)
         self._open = tokenizer.convert_tokens_to_ids(self.format.reasoning.open)
         self._close = tokenizer.convert_tokens_to_ids(self.format.reasoning.close)
-        # harmony: <|end|> ends every message; reasoning is the analysis channel's
-        self._analysis = AnalysisIds(self.format, tokenizer) if self.format.tools.messages is not None else None
+        # harmony: <|end|> ends every message, reasoning is the analysis channel's; reasoning
+        # markers written as text are found in the decoded ids
+        self._analysis: Any = None
+        if self.format.tools.messages is not None:
+            self._analysis = AnalysisIds(self.format, tokenizer)
+        elif self.format.text_reasoning:
+            self._analysis = TextReasoningIds(self.format, tokenizer)
         self._thinking: Any = None
         self._stream: Optional[StreamParser] = None
 

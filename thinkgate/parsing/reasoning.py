@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..formats import ChatFormat, Thinking
+from ..formats import ChatFormat, Thinking, is_text
 from .driver import Driver
 from .markers import Credits, MarkerSet
 from .spaces import SPACE_RUN
@@ -64,7 +64,8 @@ class ReasoningStages:
             d.take(credits, self._open)
             d.stage = Stage.REASONING
             return j + len(self._open)
-        if credits is None and not d.final and self._open.startswith(buf[j:]):
+        # (a text marker may arrive in pieces with token ids too)
+        if (credits is None or is_text(self._open)) and not d.final and self._open.startswith(buf[j:]):
             d.carry = buf[pos:]
             return n
         d.stage = target

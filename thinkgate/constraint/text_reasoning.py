@@ -1,0 +1,60 @@
+"""Following reasoning whose markers are text, token by token, for the reasoner.
+
+No token ends such reasoning, so the grammar holds it (free text up to the close, see
+``GrammarSpec.with_reasoning``) and the reasoner only needs to know where the output stands: still
+able to open the reasoning, inside it (for the thinking budget), or past it. Past it, the run-time
+guard reads the tokens; the reasoning's own tokens it never sees (they may hold tool markup as
+text). The state is a value, kept per token for rollback.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+OPENING, THINKING, ANSWER = range(3)
+
+
+@dataclass(frozen=True)
+class TextMarkers:
+    open: bytes
+    close: bytes
+
+
+@dataclass(frozen=True)
+class TextReasoning:
+    """Where the output stands (``OPENING``: it may still write the open marker; ``THINKING``;
+    ``ANSWER``), with the bytes that may still be part of a marker, the tokens held from the
+    guard while the open marker may be coming, the thinking tokens so far and the close tokens
+    a spent budget has forced so far."""
+
+    where: int
+    seen: bytes = b""
+    held: tuple[int, ...] = ()
+    tokens: int = 0
+    forced: int = 0
+
+    def step(self, token_id: int, data: bytes, marks: TextMarkers) -> tuple[TextReasoning, tuple[int, ...]]:
+        """The state after a token of bytes ``data``, and the tokens the guard reads now."""
+        if self.where == ANSWER:
+            return self, (token_id,)
+        if self.where == OPENING:
+            seen = self.seen + data
+            if seen.startswith(marks.open):
+                return TextReasoning(THINKING)._read(token_id, seen[len(marks.open) :], marks, count=False)
+            if marks.open.startswith(seen):
+                return replace(self, seen=seen, held=(*self.held, token_id)), ()
+            return TextReasoning(ANSWER), (*self.held, token_id)
+        return self._read(token_id, data, marks, count=True)
+
+    def _read(self, token_id: int, data: bytes, marks: TextMarkers, count: bool) -> tuple[TextReasoning, tuple[int, ...]]:
+        text = self.seen + data
+        if marks.close in text:
+            # The token that closes the reasoning is the guard's first: what it holds past the
+            # close is the answer's start.
+            return TextReasoning(ANSWER), (token_id,)
+        keep = len(marks.close) - 1
+        return replace(self, seen=text[len(text) - keep :] if keep else b"", tokens=self.tokens + count), ()
+
+    def forcing(self, budget: int | None) -> bool:
+        """Whether the budget is spent inside the reasoning: the close is forced now."""
+        return self.where == THINKING and budget is not None and self.tokens >= budget
