@@ -164,3 +164,20 @@ def test_an_output_may_open_text_reasoning_or_answer_at_once(llama_tokenizer):
     assert g.thinking_tokens > 0
     assert g.accept_tokens(before[-3:]) and g.accept_tokens(llama_tokenizer.encode(call, add_special_tokens=False)), g.error
     assert g.accept_token(eot) and g.is_terminated()
+
+
+def test_an_engine_finds_the_end_of_text_reasoning_in_token_ids(llama_tokenizer):
+    # what vLLM's reasoning parser asks of the ids (is_reasoning_end, extract_content_ids)
+    from thinkgate.formats.tokens import TextReasoningIds
+
+    boundary = TextReasoningIds(TEXT_THINKER, llama_tokenizer)
+    reasoning = llama_tokenizer.encode("<think>Paris </thin", add_special_tokens=False)
+    answer = llama_tokenizer.encode("k>\n\nSunny.", add_special_tokens=False)
+    assert not boundary.ended(reasoning) and boundary.content_from(reasoning) == 0
+    ids = reasoning + answer
+    assert boundary.ended(ids)
+    start = boundary.content_from(ids)
+    assert llama_tokenizer.decode(ids[:start]).rstrip() == "<think>Paris </think>"  # the close spans two deltas' tokens
+    assert llama_tokenizer.decode(ids[start:]).strip() == "Sunny."
+    # a new turn's open marker after an earlier close: reasoning again
+    assert not boundary.ended(ids + llama_tokenizer.encode(" <think>", add_special_tokens=False))
