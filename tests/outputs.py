@@ -185,11 +185,10 @@ def harmony_outputs(draw, fmt: ChatFormat, thinking: bool, allow_broken: bool = 
     pieces, broken = _call_texts(draw, fmt, calls, allow_broken)
     for call in pieces:
         text += call if text else call[len(start) :]
-    stripped = content.strip()
     return Output(
         text=text,
         reasoning=reasoning or None,
-        content=stripped or None,
+        content=content if content.strip() else None,  # a message's body, as written
         calls=[c for i, c in enumerate(calls) if i not in broken],
         broken=broken,
     )
@@ -202,11 +201,13 @@ def outputs(draw, fmt: ChatFormat, thinking: bool, allow_broken: bool = False) -
         return draw(harmony_outputs(fmt, thinking, allow_broken))
     reasoning = None
     text = ""
+    stretch = ""  # the answer's text as written up to the first markup after the reasoning
     if thinking:
         reasoning = draw(free_text(fmt, (fmt.reasoning.close, fmt.eos)))
         text = reasoning + fmt.reasoning.close
         # R1 habitually writes whitespace after </think>
-        text += draw(st.sampled_from(["", "\n\n", " "]))
+        stretch = draw(st.sampled_from(["", "\n\n", " "]))
+        text += stretch
     content = draw(free_text(fmt, (t.section_begin, t.call_begin, fmt.eos, *fmt.stops, t.optional_begin, fmt.reasoning.open)))
     if not thinking:
         content = content.lstrip()
@@ -215,8 +216,12 @@ def outputs(draw, fmt: ChatFormat, thinking: bool, allow_broken: bool = False) -
     if bare:
         # With no marker before a call, an answer is either calls or text that is no call.
         content = "" if calls else ("." + content if content.startswith("{") else content)
-        text += draw(st.sampled_from(["", " ", "\n", t.optional_begin]))
+        before = draw(st.sampled_from(["", " ", "\n", t.optional_begin]))
+        text += before
+        # <|python_tag|> is markup: the answer's text starts after it
+        stretch = "" if before == t.optional_begin else stretch + before
     text += content
+    stretch += content
     broken: list[int] = []
     if calls:
         first_index = draw(st.integers(0, 100))  # Kimi-K2 numbers calls across the conversation
@@ -226,11 +231,11 @@ def outputs(draw, fmt: ChatFormat, thinking: bool, allow_broken: bool = False) -
             # A broken call has no end marker to stop at: the rest of the output is its text.
             broken = broken[:1]
             calls = calls[: broken[0]]
-    stripped = content.strip()
     return Output(
         text=text,
         reasoning=reasoning or None,
-        content=stripped or None,
+        # a stretch of nothing but whitespace between markup is framing; any other, as written
+        content=stretch if stretch.strip() else None,
         calls=[c for i, c in enumerate(calls) if i not in broken],
         broken=broken,
     )

@@ -97,3 +97,13 @@ def test_guard_bounds_a_string_after_a_numbered_header(kimi_tokenizer):
         m = parse(text, format="kimi_k2", thinking=False, tools=TOOLS)
         jsonschema.validate(json.loads(m.tool_calls[0].arguments), TOOLS[0]["function"]["parameters"])
         assert m.tool_calls[0].id == "functions.get_weather:42"
+
+
+def test_a_space_before_the_argument_marker_is_read(kimi_tokenizer):
+    # Kimi-K2 writes "functions.NAME:0 <|tool_call_argument_begin|>" now and then (a peer's case:
+    # vLLM tests/tool_parsers/test_kimi_k2_tool_parser.py, test_extract_tool_calls_with_space)
+    text = "On it." + T.section_text([("get_weather", WEATHER)]).replace(T.sep, " " + T.sep)
+    for kw in ({}, {"token_ids": kimi_tokenizer.encode(text, add_special_tokens=False), "tokenizer": kimi_tokenizer}):
+        m = parse(text, format="kimi_k2", thinking=False, **kw)
+        assert [(c.id, c.arguments) for c in m.tool_calls] == [("functions.get_weather:0", WEATHER)]
+        assert m.content == "On it."

@@ -44,7 +44,7 @@ def test_text_after_the_calls_is_content_and_ends_the_calls():
     text = T.call_text("now", "{}") + ' Done; {"name": "now", "parameters": {}}'
     m = every_split_agrees(text, format="llama3_json")
     assert [c.name for c in m.tool_calls] == ["now"]
-    assert m.content == 'Done; {"name": "now", "parameters": {}}'
+    assert m.content == ' Done; {"name": "now", "parameters": {}}'
 
 
 def test_a_broken_call_and_everything_after_it_is_content_and_the_calls_before_it_stand():

@@ -85,18 +85,20 @@ def test_whitespace_between_think_and_tool_block_is_dropped():
 def test_text_between_think_and_tool_block_is_content_and_calls_still_parsed():
     text = "r" + CLOSE + "\n\nI'll check the weather.\n\n" + T.section_text([("get_weather", WEATHER)])
     m = every_split_agrees(text)
-    assert m.content == "I'll check the weather."
+    # the text as written, whitespace and all: only a stretch of nothing but whitespace between
+    # markup is framing
+    assert m.content == "\n\nI'll check the weather.\n\n"
     assert m.tool_calls[0].arguments == WEATHER
     strict = every_split_agrees(text, calls_after_content=False)
     assert strict.tool_calls == []
-    assert strict.content.startswith("I'll check the weather.\n\n" + T.section_begin)
+    assert strict.content.startswith("\n\nI'll check the weather.\n\n" + T.section_begin)
     assert strict.content.endswith(T.section_end)
 
 
 def test_text_before_a_call_in_the_same_delta_is_kept():
     text = "r" + CLOSE + "Sure: " + T.section_text([("now", "{}")])
     events, parser = stream_events(["r" + CLOSE, text[len("r" + CLOSE) :]])
-    assert parser.message.content == "Sure:"
+    assert parser.message.content == "Sure: "
     assert parser.message.tool_calls[0].name == "now"
 
 
@@ -274,14 +276,14 @@ def test_stray_text_in_a_section_and_after_it_is_content():
     text = "r" + CLOSE + T.section_begin + T.call_text("now", "{}") + " oops " + T.call_text("now", "{}") + T.section_end + "\n\nDone."
     m = every_split_agrees(text)
     assert len(m.tool_calls) == 2
-    assert m.content == "oops\n\nDone."
+    assert m.content == " oops \n\nDone."
 
 
 def test_text_after_a_complete_call_that_is_not_its_footer():
     text = "r" + CLOSE + T.section_begin + T.call_begin + T.header_text("now") + "{} trailing" + T.call_end + T.section_end
     m = every_split_agrees(text)
     assert [c.arguments for c in m.tool_calls] == ["{}"]
-    assert m.content == "trailing"
+    assert m.content == " trailing"
 
 
 def test_end_of_sentence_text_is_dropped():
@@ -399,3 +401,54 @@ def test_a_broken_call_rolls_back_to_marker_text_met_in_its_string():
     m = every_split_agrees(text, format="deepseek_v3_1", thinking=True)
     assert [(c.name, c.arguments) for c in m.tool_calls] == [("A", "{}")]
     assert len(m.invalid_tool_calls) == 2
+
+
+STRING_DAYS = [{"type": "function", "function": {"name": "get_weather", "parameters": {
+    "type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "string"}, "on": {"type": "string", "format": "date"}},
+    "required": ["city"], "additionalProperties": False}}}]
+
+
+@pytest.mark.parametrize("format", ["deepseek_r1", "qwen3", "mistral_json", "llama3_json", "gpt_oss", "qwen3_coder"])
+def test_with_tools_given_a_call_whose_arguments_break_its_schema_is_invalid(format):
+    # The rule is the same whoever wrote the output: thinkgate's grammar or not.
+    from thinkgate.formats import get_format
+
+    tools = get_format(format).tools
+
+    def output(arguments):
+        calls = [("get_weather", arguments)]
+        return "".join(tools.call_text(n, a) for n, a in calls) if tools.messages is not None else tools.section_text(calls)
+
+    # (parameters written as text are typed by the schema: a 3 is the string "3" there)
+    bad = output('{"city": "Paris", "days": 3}' if tools.xml is None else '{"days": "3"}')
+    m = every_split_agrees(bad, format=format, thinking=False, tools=STRING_DAYS)
+    assert m.tool_calls == [] and m.finish_reason == "stop"
+    if tools.xml is None:
+        assert m.invalid_tool_calls[0].error == "arguments do not match the schema of 'get_weather': 3 is not of type 'string' (at ['days'])"
+    for arguments, problem in [('{"days": "3"}', "'city' is a required property"), ('{"city": "Paris", "on": "tomorrow"}', "is not a 'date'"), ('{"city": "Paris", "x": "1"}', "Additional properties")]:
+        m = every_split_agrees(output(arguments), format=format, thinking=False, tools=STRING_DAYS)
+        assert m.tool_calls == [] and problem in m.invalid_tool_calls[0].error, (arguments, m.invalid_tool_calls)
+    good = output('{"city": "Paris", "days": "3", "on": "2026-11-24"}')
+    assert [c.name for c in every_split_agrees(good, format=format, thinking=False, tools=STRING_DAYS).tool_calls] == ["get_weather"]
+    unchecked = parse(bad, format=format, thinking=False, tools=STRING_DAYS, validate_arguments=False)
+    assert [c.name for c in unchecked.tool_calls] == ["get_weather"]
+
+
+def test_a_call_that_breaks_its_schema_was_streamed_then_ends_invalid():
+    text = "r" + CLOSE + T.section_text([("get_weather", '{"city": "Paris", "days": 3}'), ("get_weather", '{"city": "Oslo"}')])
+    events, parser = stream_events(list(text), tools=STRING_DAYS)
+    kinds = [type(e).__name__ for e in events if type(e).__name__.startswith("ToolCall")]
+    assert kinds[0] == "ToolCallStart" and "ToolCallInvalid" in kinds and kinds[-1] == "ToolCallEnd"
+    m = parser.message
+    assert [c.arguments for c in m.tool_calls] == ['{"city": "Oslo"}'] and m.finish_reason == "tool_calls"
+
+
+@pytest.mark.parametrize("text, reasoning", [
+    ("<think><think>plan</think>ok", "plan"),
+    ("<think>\n<think>\nplan</think>ok", "\nplan"),
+    ("<think>\nplan <think> more</think>ok", "\nplan <think> more"),  # inside the reasoning: its text
+    ("<think>\n\n</think>ok", "\n\n"),
+])
+def test_the_open_marker_repeated_at_the_start_is_markup(text, reasoning):
+    m = every_split_agrees(text, format="deepseek_v3_1", thinking="auto")
+    assert (m.reasoning_content, m.content) == (reasoning, "ok")

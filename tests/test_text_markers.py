@@ -40,11 +40,11 @@ def test_calls_are_read_by_token_ids_however_the_deltas_cut_the_markers(llama_to
     ids = llama_tokenizer.encode(text, add_special_tokens=False)
     per_token = detokenize_stream(llama_tokenizer, ids)
     expected = parse(text, format=TEXT_HERMES)
-    assert [(c.name, c.arguments) for c in expected.tool_calls] == calls and expected.content == "Let me check."
+    assert [(c.name, c.arguments) for c in expected.tool_calls] == calls and expected.content == "Let me check.\n"
     for size in (1, 2, 3, 5):
         _, parser = stream_events(group(per_token, size), format=TEXT_HERMES, tokenizer=llama_tokenizer)
         assert [(c.name, c.arguments) for c in parser.message.tool_calls] == calls, size
-        assert parser.message.content == "Let me check."
+        assert parser.message.content == "Let me check.\n"
 
 
 @pytest.mark.parametrize("choice", ["required", "auto", "none"])
@@ -113,7 +113,7 @@ def test_text_reasoning_is_read_by_token_ids_however_the_deltas_cut_it(llama_tok
         _, parser = stream_events(group(per_token, size), format=TEXT_THINKER, thinking=thinking, tokenizer=llama_tokenizer)
         m = parser.message
         assert m.reasoning_content == "The user wants </thin weather.\n", size
-        assert m.content == "Let me check." and [(c.name, c.arguments) for c in m.tool_calls] == calls, size
+        assert m.content == "\n\nLet me check.\n" and [(c.name, c.arguments) for c in m.tool_calls] == calls, size
 
 
 def test_the_prompt_says_whether_text_reasoning_is_open(llama_tokenizer):

@@ -64,7 +64,7 @@ def test_values_are_typed_by_the_schema(fmt):
     args = {"city": "true", "zip": "75001", "days": 3, "hourly": False, "units": None, "at": [1.5, 2]}
     text = "Checking.\n" + fmt.tools.section_text([("get_weather", json.dumps(args)), ("now", "{}")]) + fmt.eos
     m = every_split_agrees(text, format=fmt, tools=TOOLS, thinking=False)
-    assert m.content == "Checking." and [c.name for c in m.tool_calls] == ["get_weather", "now"]
+    assert m.content == "Checking.\n" and [c.name for c in m.tool_calls] == ["get_weather", "now"]
     assert json.loads(m.tool_calls[0].arguments) == args and m.tool_calls[1].arguments == "{}"
     # without the tools, a value that reads as JSON is JSON
     m = every_split_agrees(text, format=fmt, thinking=False)
@@ -83,9 +83,9 @@ def test_arguments_stream_a_parameter_at_a_time(fmt):
 @pytest.mark.parametrize("fmt", XML_FORMATS, ids=lambda f: f.name)
 def test_a_value_with_markup_text_and_newlines_is_kept_whole(fmt):
     value = "a <b> c\n</d>\n e"
-    text = fmt.tools.section_text([("get_weather", json.dumps({"city": value}))])
+    text = fmt.tools.section_text([("get_weather", json.dumps({"city": "Oslo", "zip": value}))])
     m = every_split_agrees(text, format=fmt, tools=TOOLS, thinking=False)
-    assert json.loads(m.tool_calls[0].arguments) == {"city": value}
+    assert json.loads(m.tool_calls[0].arguments) == {"city": "Oslo", "zip": value}
 
 
 @pytest.mark.parametrize("fmt", XML_FORMATS, ids=lambda f: f.name)
@@ -222,3 +222,34 @@ def test_every_key_the_grammar_writes_is_a_name_the_parser_reads():
         pattern = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "patternProperties": {"^x": {"type": "integer"}}}}}]
         with pytest.raises(ValueError, match="'patternProperties' at # cannot be enforced on parameter names"):
             build_spec(fmt, pattern, "required")
+
+
+TYPED = [{"type": "function", "function": {"name": "set", "parameters": {"type": "object", "properties": {
+    "n": {"type": "integer"}, "x": {"type": "number"}, "on": {"type": "boolean"}, "off": {"type": "boolean"},
+    "none": {"type": "null"}, "maybe": {"anyOf": [{"type": "boolean"}, {"type": "null"}]}, "s": {"type": "string"},
+}}}}]
+
+
+@pytest.mark.parametrize("fmt", XML_FORMATS, ids=lambda f: f.name)
+def test_quoted_numbers_and_python_literals_are_read_as_the_schema_says(fmt):
+    # Qwen3-Coder's chat template writes Python's True/False/None for booleans and null, and
+    # models write them back (a peer's case: vLLM tests/tool_parsers/test_qwen3coder_tool_parser.py);
+    # GLM models quote numbers now and then (SGLang test/srt/test_function_call_parser.py, GLM45)
+    x = fmt.tools.xml
+    params = {"n": '"42"', "x": "2.5", "on": "True", "off": "false", "none": "None", "maybe": "None", "s": "True"}
+    body = "".join(x.key_open + k + x.key_close + x.between + x.value_open + x.padding + v + x.padding + x.value_close + "\n" for k, v in params.items())
+    call = fmt.tools.call_begin + fmt.tools.header_text("set") + body + fmt.tools.footer + fmt.tools.call_end
+    m = every_split_agrees(fmt.tools.section_around(call), format=fmt, thinking=False, tools=TYPED)
+    assert json.loads(m.tool_calls[0].arguments) == {"n": 42, "x": 2.5, "on": True, "off": False, "none": None, "maybe": None, "s": "True"}
+
+
+@pytest.mark.parametrize("fmt", XML_FORMATS, ids=lambda f: f.name)
+def test_a_parameter_without_its_closing_tag_makes_the_call_invalid(fmt):
+    # Without the rule the next parameter lands inside this one's value: a call that looks
+    # valid with a required parameter missing (vLLM tests/tool_parsers/test_qwen3coder_tool_parser.py)
+    x = fmt.tools.xml
+    first = x.key_open + "city" + x.key_close + x.between + x.value_open + x.padding + "Paris" + x.padding  # no closing tag
+    second = x.key_open + "days" + x.key_close + x.between + x.value_open + x.padding + "3" + x.padding + x.value_close + "\n"
+    call = fmt.tools.call_begin + fmt.tools.header_text("get_weather") + first + second + fmt.tools.footer + fmt.tools.call_end
+    m = every_split_agrees(fmt.tools.section_around(call), format=fmt, thinking=False)
+    assert m.tool_calls == [] and "no closing tag" in m.invalid_tool_calls[0].error

@@ -107,8 +107,8 @@ def test_detectors_parse_through_function_call_parser(fmt):
     ascii_escapes = fmt.tools.xml is None
     args = [json.dumps({"city": "Paris", "days": 2}), json.dumps({"time": "07:30", "label": "a<｜}```"}, ensure_ascii=ascii_escapes)]
     # Llama 3.x (bare_json): an answer is calls or text, so no text comes before the calls
-    said = "" if fmt.tools.bare else "Sure."
-    text = (said and said + " ") + fmt.tools.section_text([("get_weather", args[0]), ("set_alarm", args[1])])
+    said = "" if fmt.tools.bare else "Sure. "  # the space before the markup is the model's: kept
+    text = said + fmt.tools.section_text([("get_weather", args[0]), ("set_alarm", args[1])])
     parser = FunctionCallParser(tools, name)
     assert parser.has_tool_call(text) and not parser.has_tool_call("Sure, no tools needed.")
     normal, calls = parser.parse_non_stream(text)

@@ -427,7 +427,8 @@ class ToolCallFormat:
 
     def header_pieces(self) -> tuple[HeaderPiece, ...]:
         """The header as pieces for a tolerant reader: every whitespace run becomes optional
-        whitespace, so ``NAME\\n```json\\n`` also reads ``NAME ```json``.
+        whitespace, so ``NAME\\n```json\\n`` also reads ``NAME ```json``, and whitespace may
+        stand before the separator marker.
         """
         return self._pieces(self.header)
 
@@ -438,6 +439,10 @@ class ToolCallFormat:
         out: list[HeaderPiece] = []
         for kind, text in template_parts(template):
             if kind == "sep":
+                if out and out[-1].kind in ("text", "name", "index"):
+                    # models write a space before a marker now and then (Kimi-K2:
+                    # ``functions.get_weather:0 <|tool_call_argument_begin|>``)
+                    out.append(HeaderPiece("space"))
                 out.append(HeaderPiece("text" if is_text(self.sep) else "marker", self.sep))
             elif kind == "id":
                 out.append(HeaderPiece("id", self.id_marker))

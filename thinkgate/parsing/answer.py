@@ -49,5 +49,5 @@ class AnswerStages:
             return p + len(m)
         if d.content_seen and not self._calls_after_content:
             return p  # answer text came first: from here on, markup is text
-        d.space = ""
+        d.mark()
         return self.enter_calls(m, p, credits, Stage.CONTENT)

@@ -11,6 +11,9 @@ once it has read it).
 
 from __future__ import annotations
 
+import json
+import logging
+from collections.abc import Mapping
 from typing import Any
 
 from ..formats import ToolCallFormat
@@ -31,3 +34,48 @@ def arguments_reader(tools: ToolCallFormat, parameters: Any = None) -> Any:
 def call_object_reader(tools: ToolCallFormat) -> JsonWrapperScanner:
     """What reads a call object: its name and its arguments together."""
     return JsonWrapperScanner(tools.name_key, tools.arguments_key)
+
+
+log = logging.getLogger("thinkgate.parsing")
+
+
+class ArgumentsSchemas:
+    """Each tool's parameters schema as a validator (JSON Schema 2020-12, formats checked), built
+    on first use: a call whose arguments break its tool's schema is no valid call, whether a
+    grammar wrote it or not."""
+
+    def __init__(self, parameters: Mapping[str, Any]) -> None:
+        self._parameters = parameters
+        self._validators: dict[str, Any] = {}
+
+    def error(self, name: str, arguments: str) -> str | None:
+        """Why ``arguments`` (a JSON object's text) do not satisfy tool ``name``'s schema, or None."""
+        validator = self._validator(name)
+        if validator is None:
+            return None
+        try:
+            value = json.loads(arguments)
+        except ValueError as e:  # the reader read it as JSON: this would be the reader's fault
+            return f"arguments are not valid JSON: {e}"
+        problem = next(iter(sorted(validator.iter_errors(value), key=lambda e: list(e.absolute_path))), None)
+        if problem is None:
+            return None
+        where = "".join(f"[{p!r}]" for p in problem.absolute_path) or "the arguments"
+        return f"arguments do not match the schema of {name!r}: {problem.message} (at {where})"
+
+    def _validator(self, name: str) -> Any:
+        if name not in self._validators:
+            import jsonschema  # only a parser given tools pays for it
+
+            schema = self._parameters.get(name)
+            if schema is None:
+                schema = {"type": "object"}
+            cls = jsonschema.Draft202012Validator
+            try:
+                cls.check_schema(schema)
+            except jsonschema.SchemaError as e:
+                log.warning("the parameters schema of tool %r is not a valid JSON Schema (%s): its calls are not checked", name, e.message)
+                self._validators[name] = None
+            else:
+                self._validators[name] = cls(schema, format_checker=cls.FORMAT_CHECKER)
+        return self._validators[name]

@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..formats import ChatFormat
-from .arguments import arguments_reader, call_object_reader
+from .arguments import ArgumentsSchemas, arguments_reader, call_object_reader
 from .driver import Driver
 from .events import ToolCallArgumentsDelta, ToolCallEnd, ToolCallInvalid, ToolCallStart
 from .json_scanner import JsonScanner
@@ -56,6 +56,7 @@ class CallTracker:
         on_invalid_call: str = "content",
         call_id: Callable[[int], str] = default_call_id,
         tool_parameters: Mapping[str, Any] | None = None,
+        validate_arguments: bool = True,
     ) -> None:
         if on_invalid_call not in INVALID_CALL_POLICIES:
             raise ValueError(
@@ -67,6 +68,8 @@ class CallTracker:
         self._tool_names = tool_names
         # each tool's parameters schema, by name: parameters written as text are typed by it
         self._parameters = dict(tool_parameters or {})
+        # ... and a call's arguments must satisfy it (a call that does not is invalid)
+        self._schemas = ArgumentsSchemas(self._parameters) if validate_arguments and tool_names is not None else None
         self._policy = on_invalid_call
         if call_id is default_call_id and fmt.tools.id_length:
             call_id = short_call_id(fmt.tools.id_length)
@@ -83,7 +86,9 @@ class CallTracker:
         self.layout = layout
 
     def reset(self) -> None:
-        """Forget the call read last: the next one starts."""
+        """Forget the call read last: the next one starts. (A call is markup: the stretch of
+        answer text before it is over.)"""
+        self.d.mark()
         self.raw: list[str] = []  # the call's text as written, markers included
         self.args: list[str] = []
         self.index: list[str] = []  # the call number its header wrote (Kimi-K2)
@@ -216,10 +221,13 @@ class CallTracker:
         return self.layout.broken_off(m, p, credits)
 
     def _complete(self) -> None:
-        """The arguments are complete: the call stands (unless its tool is unknown)."""
+        """The arguments are complete: the call stands (unless its tool is unknown, or its
+        arguments break the tool's schema)."""
         if self._suspect is not None:
             self._release_suspect()
-        if self._call_index is not None:
+        if self._call_index is not None and self._schemas is not None:
+            self.pending_error = self._schemas.error(self.name or "", "".join(self.args))
+        if self._call_index is not None and self.pending_error is None:
             self.valid += 1
             self.d.out.append(ToolCallEnd(self._call_index, self._call_id_value, self.name or "", "".join(self.args)))
         self.layout.arguments_done()

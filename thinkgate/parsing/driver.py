@@ -45,7 +45,8 @@ class Driver:
         self.out: list[Event] = []
         self.reasoning_open = False
         self.reasoning_gap = False  # harmony: the next reasoning is another analysis message
-        self.space = ""  # content whitespace, emitted only if more content follows
+        self.space = ""  # answer whitespace at a stretch's start, dropped if only it stands there
+        self.stretch_text = False  # the current stretch of answer text holds more than whitespace
         self.content_seen = False
         self.cut_off = False
         self.error: dict | None = None
@@ -139,10 +140,12 @@ class Driver:
         self.carry = buf[h:]
         return len(buf)
 
-    @staticmethod
-    def take(credits: Credits | None, marker: str) -> None:
+    def take(self, credits: Credits | None, marker: str) -> None:
+        """A marker is read as markup: its token's credit is used, and a stretch of answer text
+        ends there."""
         if credits is not None:
             credits.take(marker)
+        self.mark()
 
     # ------------------------------------------------------------------ emitting
 
@@ -163,26 +166,29 @@ class Driver:
             self.out.append(ReasoningEnd())
 
     def say(self, text: str) -> None:
-        """Answer text. Whitespace before the first word, before tool markup and at the end is
-        dropped; whitespace between words is kept."""
-        if self.verbatim:
-            if text:
-                self.out.append(ContentDelta(text))
+        """Answer text, as written. A stretch of it between two pieces of markup (the close of
+        the reasoning, a tool block, a call, the end) that is only whitespace is framing, and
+        dropped; one that holds anything else comes out whole, its whitespace included."""
+        if not text:
             return
-        body = text.rstrip()
-        if not body:
-            if self.content_seen:
-                self.space += text
+        if self.verbatim or self.stretch_text:
+            self.out.append(ContentDelta(text))
             return
-        if not self.content_seen:
-            body = body.lstrip()
-            self.content_seen = True
-        self.out.append(ContentDelta(self.space + body))
-        self.space = text[len(text.rstrip()) :]
+        if text.isspace():
+            self.space += text  # framing, unless more than whitespace follows before markup
+            return
+        self.stretch_text = self.content_seen = True
+        self.out.append(ContentDelta(self.space + text))
+        self.space = ""
+
+    def mark(self) -> None:
+        """Markup stands here: the stretch of answer text before it is over."""
+        self.space = ""
+        self.stretch_text = False
 
     def say_raw(self, text: str) -> None:
-        """Text that is answer text exactly as written (an invalid call's)."""
+        """Text that is answer text exactly as written (an invalid call's), markup and all."""
         if text:
             self.content_seen = True
-            self.space = ""
+            self.mark()
             self.out.append(ContentDelta(text))

@@ -90,6 +90,7 @@ class BareJsonCalls:
         d, calls = self.d, self.calls
         n = len(buf)
         j = SPACE_RUN.match(buf, pos).end()  # type: ignore[union-attr]
+        d.say(buf[pos:j])  # framing if markup follows, the answer's own if text does
         if j == n:
             return n
         c = buf[j]
@@ -99,6 +100,7 @@ class BareJsonCalls:
             return j
         sep = self._separator
         if sep and calls.ended and buf.startswith(sep, j):
+            d.mark()
             return j + len(sep)
         if sep and calls.ended and credits is None and not d.final and sep.startswith(buf[j:]):
             d.carry = buf[j:]
@@ -110,7 +112,6 @@ class BareJsonCalls:
         if m is None and self._between.hold_from(buf, j, credits) == j and not d.final:
             d.carry = buf[j:]
             return n
-        d.space = ""
         d.stage = Stage.CONTENT
         return self.answer.content(buf, j, credits)
 
@@ -164,6 +165,7 @@ class JsonArrayCalls:
             if buf.startswith(self._array_open, j):
                 self._at = FIRST
                 return j + len(self._array_open)
+            return self._leave(pos)  # no array: the text after the marker is answer text, as written
         elif buf[j] == "{" and at != AFTER_ITEM:
             self.calls.reset()
             self.calls.read_call_object()

@@ -63,7 +63,6 @@ class MarkedCalls:
         p, m = d.emit_until(self._in_section, buf, pos, credits, d.say)
         if m is None:
             return p
-        d.space = ""
         d.take(credits, m)
         if m == self._call_begin:
             self.calls.reset()

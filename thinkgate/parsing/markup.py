@@ -63,4 +63,5 @@ class Markup:
         }
 
     def finish_stage(self) -> None:
+        self.reasoning.flush()
         self.end.finish_stage()

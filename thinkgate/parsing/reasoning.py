@@ -41,8 +41,11 @@ class ReasoningStages:
         self._open = fmt.reasoning.open
         self._close = fmt.reasoning.close
         self._stops = (fmt.eos, *fmt.stops)
-        self._markers = MarkerSet((self._close, *self._stops, *recovered))
+        # the open marker too: written again at the reasoning's start (<think><think>) it is markup
+        self._markers = MarkerSet((self._close, *self._stops, *recovered, self._open))
         self._enter_calls = enter_calls
+        self._fresh = True  # nothing but whitespace reasoned yet
+        self._space = ""  # that whitespace, held until a word (then reasoning) or the open marker
 
     @property
     def first_stage(self) -> Stage:
@@ -71,11 +74,34 @@ class ReasoningStages:
         d.stage = target
         return pos
 
+    def _reason(self, text: str) -> None:
+        if self._fresh:
+            if not text or text.isspace():
+                self._space += text
+                return
+            self._fresh = False
+            text, self._space = self._space + text, ""
+        self.d.reason(text)
+
+    def flush(self) -> None:
+        """The reasoning is over (or the output): whitespace held at its start is reasoning."""
+        if self._space:
+            self.d.reason(self._space)
+            self._space = ""
+
     def reasoning(self, buf: str, pos: int, credits: Credits | None) -> int:
         d = self.d
-        p, m = d.emit_until(self._markers, buf, pos, credits, d.reason)
+        p, m = d.emit_until(self._markers, buf, pos, credits, self._reason)
         if m is None:
             return p
+        if m == self._open:
+            d.take(credits, m)
+            if self._fresh:  # the open marker repeated: markup, the whitespace before it too
+                self._space = ""
+            else:  # the marker's text in the middle of the reasoning is reasoning
+                d.reason(m)
+            return p + len(m)
+        self.flush()
         if m in self._stops:
             d.take(credits, m)
             return p + len(m)

@@ -56,7 +56,10 @@ class StreamParser:
     * ``thinking``: ``True`` (the output starts inside reasoning), ``False``, or ``"auto"`` (the
       model may open ``<think>`` itself); ``None`` takes the format's default. See
       :func:`thinking_from_prompt` to read it from the prompt's token ids.
-    * ``tools``: the request's tools; a call to a tool not among them is invalid.
+    * ``tools``: the request's tools; a call to a tool not among them is invalid, and so is a
+      call whose arguments break its tool's parameters schema (JSON Schema 2020-12, formats
+      checked), whoever wrote it: thinkgate's grammar or not. ``validate_arguments=False``
+      leaves the arguments unchecked.
     * ``tokenizer``: needed to feed ``token_ids`` (a tokenizer, or a mapping marker → id). With
       ids, a marker counts only when its special token was generated.
     * ``on_invalid_call``: ``"content"`` (default: the call's raw text becomes answer text),
@@ -86,6 +89,7 @@ class StreamParser:
         reasoning_only: bool = False,
         reasoning_field: str = "reasoning_content",
         call_id: Callable[[int], str] = default_call_id,
+        validate_arguments: bool = True,
     ) -> None:
         self.format = get_format(format)
         if thinking is None:
@@ -102,8 +106,10 @@ class StreamParser:
             tool_names(tools),
             on_invalid_call=on_invalid_call,
             call_id=call_id,
-            # Parameters written as text are typed by the tools' schemas (a string is bare text).
-            tool_parameters=tool_parameters(tools) if self.format.tools.xml is not None else None,
+            # Parameters written as text are typed by the tools' schemas (a string is bare text),
+            # and every call's arguments are checked against its tool's.
+            tool_parameters=tool_parameters(tools),
+            validate_arguments=validate_arguments,
         )
         reading = Reading(self.format.start_thinking(thinking), recover_calls_in_reasoning, calls_after_content)
         layout_cls(self._machine, calls, self.format, reading)

@@ -124,7 +124,12 @@ class XmlArgumentsScanner:
                     return end
                 cut = k - len(self._tail)  # where the value ends in this piece (< 0: in the last)
                 value = "".join(self._chunks) + piece[: max(cut, 0)]
-                self._value(value[: len(value) + cut] if cut < 0 else value)
+                value = value[: len(value) + cut] if cut < 0 else value
+                if xml.key_open in value:
+                    # the next parameter's tag inside a value: this one's closing tag is missing,
+                    # and the call must not pass for one whose parameters were all read
+                    return self._fail(f"the parameter {self._key!r} has no closing tag before the next parameter", pos)
+                self._value(value)
                 self.state = BETWEEN
                 pos += cut + len(close)
         return pos
@@ -212,18 +217,44 @@ def _json_type(v: Any) -> str:
     return "array" if isinstance(v, list) else "object"
 
 
+# How Python writes these values: Qwen3-Coder's chat template (and Qwen3.5's, Nemotron 3's) renders
+# booleans and null so in the history, and the model writes them back so.
+_PYTHON_LITERALS = {"True": (True, "boolean"), "False": (False, "boolean"), "None": (None, "null")}
+
+
 def _convert(text: str, schema: Any) -> str:
     """A parameter's text as the JSON value it stands for."""
     types = _types(schema)
     if types != {"string"}:
-        try:
-            # strict=False: xgrammar's XML styles let raw control characters into nested strings
-            value = json.loads(text, strict=False)
-        except ValueError:
-            pass
-        else:
-            kind = _json_type(value)
-            fits = types is None or kind in types or (kind == "number" and "integer" in types)
-            if kind != "string" and fits:
-                return json.dumps(value, ensure_ascii=False)
+        value = _json(text, types)
+        if value is _NOTHING and types is not None:
+            literal = _PYTHON_LITERALS.get(text.strip())
+            if literal is not None and literal[1] in types:
+                value = literal[0]
+        if value is not _NOTHING:
+            return json.dumps(value, ensure_ascii=False)
     return json.dumps(text, ensure_ascii=False)
+
+
+_NOTHING = object()
+
+
+def _json(text: str, types: Optional[set[str]]) -> Any:
+    """``text`` read as JSON when it is a value of one of ``types`` other than a string (any
+    type, ``types`` None); where the schema allows no string, a number, boolean or null may be
+    written quoted (``"42"``)."""
+    try:
+        # strict=False: xgrammar's XML styles let raw control characters into nested strings
+        value = json.loads(text, strict=False)
+    except ValueError:
+        return _NOTHING
+    if isinstance(value, str) and types is not None and "string" not in types:
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return _NOTHING
+        if isinstance(value, (dict, list, str)):
+            return _NOTHING
+    kind = _json_type(value)
+    fits = types is None or kind in types or (kind == "number" and "integer" in types)
+    return value if kind != "string" and fits else _NOTHING
