@@ -8,6 +8,8 @@
 3. Applying one constrained row on the CPU: thinkgate's apply against xgrammar's kernel.
 4. Compile time, cold and cached, for 1, 8 and 64 tools, with and without a maxLength string;
    and the 4-tool realistic set.
+5. Thinking with reasoning markers written as text (a format of one's own: R1's with
+   ``Text("<think>")``): every thinking step masked by the grammar, B = 1, 8, 64.
 
     python benchmarks/step_overhead.py [--out benchmarks/results/step_overhead.json] [--quick]
 """
@@ -102,6 +104,39 @@ def thinking_phase(tok, batch_sizes, steps):
                 "ratio_builtin_over_thinkgate_required": b / r if r > 0 else None,
             }
         )
+    return rows
+
+
+def text_reasoning_phase(tok, batch_sizes, steps):
+    """R1's format with its reasoning markers as text (a format of one's own): the grammar holds
+    the reasoning, so every thinking step is masked, against R1 itself (token markers: free)."""
+    import dataclasses
+
+    from thinkgate.formats import ReasoningFormat, Text
+
+    fmt = dataclasses.replace(
+        DEEPSEEK_R1, name="r1_text_reasoning", reasoning=ReasoningFormat(open=Text("<think>"), close=Text("</think>"), default_thinking=True)
+    )
+    V = vocabulary_for(tok).size
+    thought = tok.encode("Let me think about the weather in Paris and whether to call a tool. " * 20, add_special_tokens=False)[:steps]
+    rows = []
+    for B in batch_sizes:
+        logits = torch.randn(B, V)
+
+        def run(grammar):
+            def go():
+                grammars = [ReasonerGrammar(grammar, thinking=True) for _ in range(B)]
+                masker = BatchMasker(V, B)
+                for t in thought:
+                    masker(grammars, logits)
+                    for g in grammars:
+                        g.accept_token(t)
+
+            return go
+
+        text = _per_step(run(compile_tool_grammar(tok, fmt, REALISTIC, "auto")), len(thought), repeat=1 if B >= 64 else 3)
+        token = _per_step(run(compile_tool_grammar(tok, DEEPSEEK_R1, REALISTIC, "auto")), len(thought))
+        rows.append({"batch": B, "text_markers_us_per_request": text * 1e6 / B, "token_markers_us_per_request": token * 1e6 / B})
     return rows
 
 
@@ -232,6 +267,7 @@ def main() -> None:
     results = {
         "vocabulary_build_s": vocab_s,
         "thinking_phase": thinking_phase(tok, think_batches, 64 if args.quick else 200),
+        "text_reasoning_phase": text_reasoning_phase(tok, tool_batches, 64 if args.quick else 200),
         "tool_phase": tool_phase(tok, tool_batches),
         "apply_one_row": apply_row(tok),
         "compile": compile_times(tok),
@@ -242,6 +278,10 @@ def main() -> None:
     print(f"{'B':>5}{'xgrammar built-in':>20}{'thinkgate auto':>16}{'thinkgate required':>20}{'× (auto)':>10}{'× (required)':>14}")
     for r in results["thinking_phase"]:
         print(f"{r['batch']:>5}{r['xgrammar_builtin_us_per_request']:>20.2f}{r['thinkgate_auto_us_per_request']:>16.3f}{r['thinkgate_required_us_per_request']:>20.3f}{r['ratio_builtin_over_thinkgate_auto']:>10.0f}{r['ratio_builtin_over_thinkgate_required']:>14.0f}")
+    print("\nthinking with text reasoning markers (the grammar holds the reasoning), µs per request per step")
+    print(f"{'B':>5}{'text markers':>15}{'token markers':>16}")
+    for r in results["text_reasoning_phase"]:
+        print(f"{r['batch']:>5}{r['text_markers_us_per_request']:>15.1f}{r['token_markers_us_per_request']:>16.2f}")
     print("\ntool phase, µs per request per step (fill + apply + accept)")
     print(f"{'B':>5}{'thinkgate':>12}{'xgrammar':>12}")
     for r in results["tool_phase"]:

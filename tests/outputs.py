@@ -218,8 +218,8 @@ def outputs(draw, fmt: ChatFormat, thinking: bool, allow_broken: bool = False) -
         content = "" if calls else ("." + content if content.startswith("{") else content)
         before = draw(st.sampled_from(["", " ", "\n", t.optional_begin]))
         text += before
-        # <|python_tag|> is markup: the answer's text starts after it
-        stretch = "" if before == t.optional_begin else stretch + before
+        # <|python_tag|> is markup before calls; with none after it, the text it was
+        stretch = "" if before == t.optional_begin and calls else stretch + before
     text += content
     stretch += content
     broken: list[int] = []

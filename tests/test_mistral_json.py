@@ -75,10 +75,11 @@ def test_an_unknown_tool_in_the_array_is_invalid_and_the_others_stand():
 @pytest.mark.parametrize(
     "text, content",
     [
-        ("[TOOL_CALLS]get_weather[ARGS]{}", "get_weather[ARGS]{}"),  # the other Mistral layout
-        ('[TOOL_CALLS] [{"name": "now", "arguments": {}} {"name": "now"}]', '{"name": "now"}]'),
-        ("[TOOL_CALLS] [] then text", " then text"),
-        ('[TOOL_CALLS][TOOL_CALLS] [{"name": "now", "arguments": {}}]', None),
+        # a block that holds no call is the text it was, its marker included
+        ("[TOOL_CALLS]get_weather[ARGS]{}", "[TOOL_CALLS]get_weather[ARGS]{}"),  # the other Mistral layout
+        ('[TOOL_CALLS] [{"name": "now", "arguments": {}} {"name": "now"}]', ' {"name": "now"}]'),
+        ("[TOOL_CALLS] [] then text", "[TOOL_CALLS] [] then text"),
+        ('[TOOL_CALLS][TOOL_CALLS] [{"name": "now", "arguments": {}}]', "[TOOL_CALLS]"),
     ],
 )
 def test_what_is_not_an_array_of_calls_is_text(text, content):

@@ -452,3 +452,16 @@ def test_a_call_that_breaks_its_schema_was_streamed_then_ends_invalid():
 def test_the_open_marker_repeated_at_the_start_is_markup(text, reasoning):
     m = every_split_agrees(text, format="deepseek_v3_1", thinking="auto")
     assert (m.reasoning_content, m.content) == (reasoning, "ok")
+
+
+@pytest.mark.parametrize("text, content, calls", [
+    # cut off before any call: the block is the text it was, its marker included
+    ("Let me look that up." + T.section_begin + "get_weather", "Let me look that up." + T.section_begin + "get_weather", []),
+    ("Hm." + T.section_begin + " nothing " + T.section_end + " ok", "Hm." + T.section_begin + " nothing " + T.section_end + " ok", []),
+    ("Hm." + T.section_begin + R1.eos, "Hm." + T.section_begin, []),
+    # a block that holds a call is markup; text in it beside the call is the answer's
+    ("Hm. " + T.section_begin + " x " + T.call_text("now", "{}") + T.section_end, "Hm.  x ", ["now"]),
+])
+def test_a_tool_block_with_no_call_keeps_its_text(text, content, calls):
+    m = every_split_agrees("r" + CLOSE + text)
+    assert m.content == content and [c.name for c in m.tool_calls] == calls

@@ -28,15 +28,44 @@ class AnswerStages:
         self._calls_after_content = calls_after_content
         self._in_content_only = self._in_content if calls_after_content else MarkerSet(self._stops)
         self.section_return = Stage.CONTENT  # where reading goes back to after the calls
+        # A tool block's text while no call has begun in it: a block that holds none is given
+        # back whole, markers and all (it was no tool block).
+        self.block: list[str] | None = None
 
     def enter_calls(self, marker: str, at: int, credits: Credits | None, back_to: Stage) -> int:
         """Tool markup starts at ``marker``; after the calls, reading goes back to ``back_to``."""
         self.section_return = back_to
         self.d.stage = Stage.SECTION
         if marker == self._call_begin:  # a call with no section marker: the section reads it
+            self.block = None
             return at
         self.d.take(credits, marker)
+        self.block = [marker]
         return at + len(marker)
+
+    def keep(self, text: str) -> bool:
+        """Hold ``text`` with the block, if no call has begun in it yet."""
+        if self.block is None:
+            return False
+        if text:
+            self.block.append(text)
+        return True
+
+    def call_begins(self) -> list[str]:
+        """A call begins in the block: the block is markup; what it held after its opening marker
+        (text between the marker and the call) is returned to be read as such."""
+        held, self.block = self.block or [], None
+        return held[1:]
+
+    def give_back(self, more: str = "") -> None:
+        """The block ends with no call in it: its whole text is what it was written in."""
+        if self.block is None:
+            return
+        text, self.block = "".join(self.block) + more, None
+        if self.section_return == Stage.REASONING:
+            self.d.reason(text)
+        else:
+            self.d.say_raw(text)
 
     def content(self, buf: str, pos: int, credits: Credits | None) -> int:
         d = self.d

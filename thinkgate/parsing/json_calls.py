@@ -77,6 +77,7 @@ class BareJsonCalls:
         begin = self._optional_begin
         if begin and buf.startswith(begin, j) and (credits is None or credits.available(begin, j)):
             d.take(credits, begin)
+            self.answer.block = [begin]  # given back with the text if no call follows
             d.stage = Stage.SECTION
             return j + len(begin)
         if begin and credits is None and not d.final and begin.startswith(buf[j:]):
@@ -90,11 +91,13 @@ class BareJsonCalls:
         d, calls = self.d, self.calls
         n = len(buf)
         j = SPACE_RUN.match(buf, pos).end()  # type: ignore[union-attr]
-        d.say(buf[pos:j])  # framing if markup follows, the answer's own if text does
+        if not self.answer.keep(buf[pos:j]):
+            d.say(buf[pos:j])  # framing if markup follows, the answer's own if text does
         if j == n:
             return n
         c = buf[j]
         if c == "{":
+            self.answer.call_begins()
             calls.reset()
             calls.read_call_object()
             return j
@@ -107,11 +110,16 @@ class BareJsonCalls:
             return n
         p, m = self._between.find(buf, j, credits)
         if m is not None and p == j:
+            if m == self._optional_begin:
+                self.answer.keep(m)
+            else:
+                self.answer.give_back()  # the end of the output
             d.take(credits, m)
             return j + len(m)
         if m is None and self._between.hold_from(buf, j, credits) == j and not d.final:
             d.carry = buf[j:]
             return n
+        self.answer.give_back()
         d.stage = Stage.CONTENT
         return self.answer.content(buf, j, credits)
 
@@ -136,6 +144,7 @@ class JsonArrayCalls:
             (tools.call_begin, tools.section_end, tools.section_begin, tools.call_end, fmt.eos, *fmt.stops)
         )
         self._at = OPEN
+        self._ws = ""
         self.markup.start(self)
 
     def stages(self) -> dict[Stage, Handler]:
@@ -145,12 +154,15 @@ class JsonArrayCalls:
         self.markup.finish_stage()
 
     def array(self, buf: str, pos: int, credits: Credits | None) -> int:
-        d = self.d
+        d, answer = self.d, self.markup.answer
         n = len(buf)
         j = SPACE_RUN.match(buf, pos).end()  # type: ignore[union-attr]
+        # whitespace is markup inside the array and the answer's where the array ends: held
+        # until the next character says which
+        self._ws += buf[pos:j]
         if j == n:
-            if not d.final and self._at == OPEN:
-                d.carry = buf[pos:]  # the "[" may follow: the space is no text yet
+            if d.final:
+                self._leave()
             return n
         p, m = self._in_array.find(buf, j, credits)
         if m is not None and p == j:
@@ -164,23 +176,40 @@ class JsonArrayCalls:
         if at == OPEN:
             if buf.startswith(self._array_open, j):
                 self._at = FIRST
+                self._markup(self._array_open)
                 return j + len(self._array_open)
-            return self._leave(pos)  # no array: the text after the marker is answer text, as written
-        elif buf[j] == "{" and at != AFTER_ITEM:
+            return self._leave(j)  # no array: the text after the marker is answer text, as written
+        if buf[j] == "{" and at != AFTER_ITEM:
+            self._ws = ""
+            answer.call_begins()  # brackets and space: markup around the calls
             self.calls.reset()
             self.calls.read_call_object()
             return j
-        elif buf.startswith(self._array_close, j) and at != AFTER_COMMA:
-            self._leave(j)
-            return j + len(self._array_close)
-        elif buf.startswith(self._comma, j) and at == AFTER_ITEM:
+        if buf.startswith(self._array_close, j) and at != AFTER_COMMA:
+            self._markup(self._array_close)
+            return self._leave(j + len(self._array_close))
+        if buf.startswith(self._comma, j) and at == AFTER_ITEM:
+            self._markup(self._comma)
             self._at = AFTER_COMMA
             return j + len(self._comma)
-        return self._leave(j)  # no array, or no item where one should be: answer text
+        return self._leave(j)  # no item where one should be: answer text
 
-    def _leave(self, at: int) -> int:
+    def _markup(self, text: str) -> None:
+        """Array markup read, with the whitespace before it (kept with a block that holds no
+        call yet: it may still be given back as text)."""
+        self.markup.answer.keep(self._ws + text)
+        self._ws = ""
+
+    def _leave(self, at: int = 0) -> int:
+        """The array ends; the whitespace held before ``at`` is the text's that follows."""
         self._at = OPEN
-        self.d.stage = self.markup.answer.section_return
+        answer = self.markup.answer
+        ws, self._ws = self._ws, ""
+        if answer.block is not None:
+            answer.give_back()  # an array with no call in it is the text it was
+        self.d.stage = answer.section_return
+        if ws:
+            self.d.say(ws)
         return at
 
     def _item_done(self) -> None:

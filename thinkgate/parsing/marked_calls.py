@@ -36,7 +36,7 @@ class MarkedCalls:
         self.d = driver
         self.calls = calls
         tools = fmt.tools
-        stops = (fmt.eos, *fmt.stops)
+        stops = self._stops = (fmt.eos, *fmt.stops)
         self._section_begin, self._section_end = tools.section
         self._call_begin = tools.call_begin
         self._pieces = tools.header_pieces()
@@ -59,19 +59,33 @@ class MarkedCalls:
     # ------------------------------------------------------------------ stages
 
     def section(self, buf: str, pos: int, credits: Credits | None) -> int:
-        d = self.d
-        p, m = d.emit_until(self._in_section, buf, pos, credits, d.say)
+        d, answer = self.d, self.markup.answer
+        p, m = d.emit_until(self._in_section, buf, pos, credits, self._stray)
         if m is None:
             return p
-        d.take(credits, m)
         if m == self._call_begin:
+            for text in answer.call_begins():
+                d.say(text)
+            d.take(credits, m)
             self.calls.reset()
             self._reset_header()
             self.calls.raw.append(m)
             d.stage = Stage.CALL_HEADER
-        elif m == self._section_end:
-            d.stage = self.markup.answer.section_return
+            return p + len(m)
+        d.take(credits, m)
+        if m == self._section_end:
+            answer.give_back(m)
+            d.stage = answer.section_return
+        elif m in self._stops:
+            answer.give_back()
+        else:
+            answer.keep(m)  # a stray marker: part of the block's text while it holds no call
         return p + len(m)
+
+    def _stray(self, text: str) -> None:
+        """Text in a section, not in a call: the answer's, unless the block may still be none."""
+        if not self.markup.answer.keep(text):
+            self.d.say(text)
 
     def _reset_header(self) -> None:
         # where the header is read: its piece, how much of that piece's text has matched

@@ -64,4 +64,5 @@ class Markup:
 
     def finish_stage(self) -> None:
         self.reasoning.flush()
+        self.answer.give_back()  # a block the output ended in, with no call begun
         self.end.finish_stage()
