@@ -104,12 +104,12 @@ def test_a_broken_call_spares_the_others_and_is_kept_as_text():
     assert m.content == broken
 
 
-def test_a_call_to_something_other_than_a_function_is_invalid():
+def test_a_message_to_a_built_in_tool_is_no_invalid_call_under_any_policy():
     browse = '<|start|>assistant<|channel|>analysis to=browser.search code<|message|>{"query": "x"}<|call|>'
-    m = read(ANALYSIS + browse, on_invalid_call="drop")
-    assert m.tool_calls == [] and "browser.search" in m.invalid_tool_calls[0].error
-    strict = read(ANALYSIS + browse, on_invalid_call="error")
-    assert strict.finish_reason == "error" and strict.error["type"] == "invalid_tool_call"
+    for policy in ("content", "drop", "error"):
+        m = read(ANALYSIS + browse, on_invalid_call=policy)
+        assert (m.tool_calls, m.invalid_tool_calls, m.content, m.error) == ([], [], None, None)
+        assert [c.recipient for c in m.builtin_tool_calls] == ["browser.search"]
 
 
 def test_an_unknown_tool_is_invalid_when_tools_are_given():
@@ -316,3 +316,34 @@ def test_where_reasoning_ends_in_token_ids(harmony_tokenizer):
     assert ids.ended(_ids(tok, "<|channel|>final<|message|>Hi")) and ids.content_from(answer) == 0
     with pytest.raises(ValueError, match="channel messages"):
         AnalysisIds("deepseek_r1", tok)
+
+
+def test_messages_to_built_in_tools_are_reported_beside_the_calls_not_as_content():
+    # gpt-oss browses and runs code through its own tools (to=browser.search, to=python): no
+    # function of the request's, and their markup is no answer text (peers' cases: vLLM
+    # tests/entrypoints/openai/test_serving_harmony / test_harmony_utils, built-in tool messages)
+    from helpers import every_split_agrees, stream_deltas
+    from thinkgate.parsing import BuiltinToolCall, accumulate
+
+    text = (
+        "Let me search.<|end|>"
+        "<|start|>assistant<|channel|>analysis to=browser.search code<|message|>{\"query\": \"weather\"}<|call|>"
+    )
+    m = every_split_agrees(text, format="gpt_oss", thinking=True)
+    assert (m.reasoning_content, m.content, m.tool_calls, m.invalid_tool_calls) == ("Let me search.", None, [], [])
+    assert m.builtin_tool_calls == [BuiltinToolCall("browser.search", '{"query": "weather"}')]
+    assert m.to_openai()["builtin_tool_calls"] == [{"recipient": "browser.search", "arguments": '{"query": "weather"}'}]
+    deltas, _ = stream_deltas(list(text), format="gpt_oss", thinking=True)
+    assert accumulate(deltas)["builtin_tool_calls"] == m.to_openai()["builtin_tool_calls"]
+
+    code = "<|start|>assistant to=python<|channel|>analysis code<|message|>print(1)"
+    m = every_split_agrees(code, format="gpt_oss", thinking=False)
+    assert m.builtin_tool_calls == [BuiltinToolCall("python", "print(1)", cut_off=True)]
+    assert (m.content, m.finish_reason) == (None, "length")
+
+
+def test_a_commentary_message_to_the_assistant_is_a_message():
+    from helpers import every_split_agrees
+
+    m = every_split_agrees("<|channel|>commentary to=assistant<|message|>Checking.<|end|>", format="gpt_oss", thinking=False)
+    assert (m.content, m.invalid_tool_calls, m.builtin_tool_calls) == ("Checking.", [], [])

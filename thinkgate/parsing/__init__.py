@@ -1,6 +1,7 @@
 """Streaming reasoning and tool-call parsing: one incremental state machine per layout family."""
 
 from .events import (
+    BuiltinToolCall,
     ContentDelta,
     Event,
     Finished,
@@ -31,6 +32,7 @@ def __getattr__(name: str):
 
 __all__ = [
     "AGUIRenderer",
+    "BuiltinToolCall",
     "ContentDelta",
     "Event",
     "Finished",

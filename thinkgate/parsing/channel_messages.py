@@ -20,6 +20,7 @@ from collections.abc import Callable
 
 from ..formats import ChannelMessages, ChatFormat
 from .calls import CallTracker
+from .events import BuiltinToolCall
 from .driver import Driver, Handler
 from .markers import Credits, MarkerSet
 from .stages import Reading
@@ -40,6 +41,7 @@ class HarmonyStage(enum.IntEnum):
     INVALID_CALL = 6  # a call that cannot be read, up to its end
     STOPPED = 7  # strict mode after an invalid call: the rest is ignored
     VERBATIM = 8  # reasoning_only, past the reasoning: the rest is handed over as it is
+    BUILTIN = 9  # a message to a built-in tool (to=browser.search, to=python): its body
 
 
 class ChannelMessagesLayout:
@@ -71,6 +73,8 @@ class ChannelMessagesLayout:
         self._header_parts: list[tuple[bool, str]] = []  # (is a marker, text)
         self._header_len = 0
         self._after_start = False  # the header being read followed <|start|>
+        self._builtin = ""  # the built-in tool a message is addressed to, and its body so far
+        self._builtin_text: list[str] = []
         calls.bind(self)
         # The prompt opened the analysis channel (True), or the model writes the first header;
         # False and "auto" differ only for the grammar (may the model open the analysis channel).
@@ -87,12 +91,16 @@ class ChannelMessagesLayout:
             HarmonyStage.INVALID_CALL: self._invalid_call,
             HarmonyStage.STOPPED: self.calls.stopped,
             HarmonyStage.VERBATIM: self._verbatim_rest,
+            HarmonyStage.BUILTIN: self._builtin_body,
         }
 
     def finish_stage(self) -> None:
         d, calls = self.d, self.calls
         if d.stage == HarmonyStage.HEADER and self._header_parts:
             self._not_a_header()
+        if d.stage == HarmonyStage.BUILTIN:
+            d.cut_off = True
+            self._builtin_done(cut_off=True)
         if d.stage in (HarmonyStage.ARGUMENTS, HarmonyStage.INVALID_CALL):
             calls.cut_off()
         elif d.stage == HarmonyStage.AFTER_ARGUMENTS:
@@ -161,6 +169,15 @@ class ChannelMessagesLayout:
             d.stage = HarmonyStage.CONTENT
             return
         channel, recipient = header
+        if recipient == m.role:
+            recipient = None  # addressed back to the assistant: a message like any other
+        if recipient is not None and not recipient.startswith(m.function_prefix):
+            # one of the model's own tools (to=browser.search, to=python): no function call,
+            # and no answer text either
+            d.end_reasoning()
+            self._builtin, self._builtin_text = recipient, []
+            d.stage = HarmonyStage.BUILTIN
+            return
         if recipient is not None:
             d.end_reasoning()
             calls.raw.append(raw)
@@ -264,6 +281,22 @@ class ChannelMessagesLayout:
         if d.stage != HarmonyStage.STOPPED:
             d.stage = HarmonyStage.BETWEEN
         return at
+
+    def _builtin_body(self, buf: str, pos: int, credits: Credits | None) -> int:
+        d = self.d
+        p, m = d.emit_until(self._body_ends, buf, pos, credits, self._builtin_text.append)
+        if m is None:
+            return p
+        self._builtin_done()
+        d.stage = HarmonyStage.BETWEEN
+        if m == self._m.start:
+            return p
+        d.take(credits, m)
+        return p + len(m)
+
+    def _builtin_done(self, cut_off: bool = False) -> None:
+        self.d.out.append(BuiltinToolCall(self._builtin, "".join(self._builtin_text), cut_off))
+        self._builtin_text = []
 
     def _verbatim_rest(self, buf: str, pos: int, credits: Credits | None) -> int:
         d = self.d

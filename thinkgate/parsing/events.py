@@ -73,6 +73,17 @@ class ToolCallInvalid:
 
 
 @dataclass(frozen=True, slots=True)
+class BuiltinToolCall:
+    """A message to one of the model's own built-in tools (gpt-oss: ``browser.search``,
+    ``python``, ``container.exec``): no function call of the request's, reported beside them,
+    its body as written. ``cut_off``: the output ended inside it."""
+
+    recipient: str
+    arguments: str
+    cut_off: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class Finished:
     """The output ended. ``error`` is set in strict mode when a call could not be parsed."""
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from .events import (
+    BuiltinToolCall,
     ContentDelta,
     Event,
     Finished,
@@ -65,6 +66,8 @@ class Message:
     invalid_tool_calls: list[InvalidToolCall] = field(default_factory=list)
     error: Optional[dict] = None
     events: list[Event] = field(default_factory=list, repr=False, compare=False)
+    # messages to the model's built-in tools (gpt-oss's browser, python): not function calls
+    builtin_tool_calls: list[BuiltinToolCall] = field(default_factory=list)
 
     def to_openai(
         self, reasoning_field: str = "reasoning_content", extensions: bool = False
@@ -81,6 +84,8 @@ class Message:
                     out[name] = self.reasoning_content
         if self.tool_calls:
             out["tool_calls"] = [c.to_openai() for c in self.tool_calls]
+        if self.builtin_tool_calls:  # an extension field: OpenAI's message has none for them
+            out["builtin_tool_calls"] = [builtin_to_openai(c) for c in self.builtin_tool_calls]
         if extensions:
             out["extensions"] = _extensions(self.events)
         return out
@@ -125,6 +130,8 @@ class MessageBuilder:
                 msg.invalid_tool_calls.append(
                     InvalidToolCall(ev.text, ev.error, ev.name, ev.cut_off)
                 )
+            elif kind is BuiltinToolCall:
+                msg.builtin_tool_calls.append(ev)
             elif kind is Finished:
                 msg.finish_reason = ev.finish_reason
                 msg.error = ev.error
@@ -135,6 +142,13 @@ class MessageBuilder:
         msg.reasoning_content = "".join(self._reasoning) or None
         msg.content = "".join(self._content) or None
         return msg
+
+
+def builtin_to_openai(call: BuiltinToolCall) -> dict:
+    out = {"recipient": call.recipient, "arguments": call.arguments}
+    if call.cut_off:
+        out["cut_off"] = True
+    return out
 
 
 def _extensions(events: list[Event]) -> dict:

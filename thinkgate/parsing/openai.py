@@ -6,8 +6,8 @@ import time
 import uuid
 from typing import Any, Optional
 
-from .events import ContentDelta, Event, ReasoningDelta, ToolCallArgumentsDelta, ToolCallStart
-from .message import REASONING_FIELDS
+from .events import BuiltinToolCall, ContentDelta, Event, ReasoningDelta, ToolCallArgumentsDelta, ToolCallStart
+from .message import REASONING_FIELDS, builtin_to_openai
 
 
 def render_deltas(events: list[Event], reasoning_field: str = "reasoning_content") -> list[dict]:
@@ -50,6 +50,8 @@ def render_deltas(events: list[Event], reasoning_field: str = "reasoning_content
                 }
             )
             last_index = ev.index
+        elif kind is BuiltinToolCall:
+            out.append({"builtin_tool_calls": [builtin_to_openai(ev)]})
         elif kind is ToolCallArgumentsDelta:
             if last_kind in (ToolCallStart, ToolCallArgumentsDelta) and last_index == ev.index:
                 out[-1]["tool_calls"][0]["function"]["arguments"] += ev.text
@@ -92,6 +94,8 @@ def accumulate(deltas: list[dict]) -> dict:
         for key in ("content", "reasoning_content", "reasoning"):
             if d.get(key):
                 msg[key] = (msg.get(key) or "") + d[key]
+        if d.get("builtin_tool_calls"):
+            msg["builtin_tool_calls"] = msg.get("builtin_tool_calls", []) + d["builtin_tool_calls"]
         for tc in d.get("tool_calls", ()):
             slot = calls.setdefault(
                 tc["index"], {"id": None, "type": "function", "function": {"name": "", "arguments": ""}}
