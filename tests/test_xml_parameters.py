@@ -253,3 +253,24 @@ def test_a_parameter_without_its_closing_tag_makes_the_call_invalid(fmt):
     call = fmt.tools.call_begin + fmt.tools.header_text("get_weather") + first + second + fmt.tools.footer + fmt.tools.call_end
     m = every_split_agrees(fmt.tools.section_around(call), format=fmt, thinking=False)
     assert m.tool_calls == [] and "no closing tag" in m.invalid_tool_calls[0].error
+
+
+HEADLESS = [
+    # (what the model wrote, content, calls) — Qwen3-Coder leaving out <tool_call> (vLLM
+    # tests/tool_parsers/test_qwen3coder_tool_parser.py, calls without the tool_call tags)
+    ("Sure.\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>", "Sure.\n", ["get_weather"]),
+    ("<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>", None, ["get_weather"]),
+    ("<function=get_weather>\n<parameter=city>\nOslo\n</parameter>\n</function>\n<function=now>\n</function>", None, ["get_weather", "now"]),
+    ("Use <function=launch> here.", "Use <function=launch> here.", []),  # no tool of the request's: text
+    ("Use <function=get_weather here.", "Use <function=get_weather here.", []),
+]
+
+
+@pytest.mark.parametrize("text, content, calls", HEADLESS)
+def test_a_qwen3_coder_call_without_its_tool_call_tag_is_read_when_it_names_a_tool(qwen_tokenizer, text, content, calls):
+    m = every_split_agrees(text, format=QWEN3_CODER, thinking=False, tools=TOOLS)
+    assert (m.content, [c.name for c in m.tool_calls], m.invalid_tool_calls) == (content, calls, [])
+    by_ids = parse(text, format=QWEN3_CODER, thinking=False, tools=TOOLS, token_ids=qwen_tokenizer.encode(text, add_special_tokens=False), tokenizer=qwen_tokenizer)
+    assert (by_ids.content, [c.name for c in by_ids.tool_calls]) == (content, calls)
+    # with no tools given, such text stays text
+    assert parse(text, format=QWEN3_CODER, thinking=False).tool_calls == []

@@ -93,6 +93,11 @@ class MarkedCalls:
     Kimi-K2, Mistral v11+, Qwen3, Qwen3-Coder, GLM, MiniMax-M2)."""
 
     name: ClassVar[str] = "marked_calls"
+    # Models of the family sometimes leave out the call's begin marker (Qwen3-Coder writes
+    # ``<function=NAME>…</function>`` with no ``<tool_call>``): the header's opening text then
+    # announces the call, when it names one of the request's tools. The grammar always writes
+    # the marker.
+    headless: bool = False
 
     def holds_calls(self, tools: ToolCallFormat, text: str) -> bool:
         return any(m and m in text for m in (tools.section_begin, tools.call_begin))
@@ -361,6 +366,15 @@ class ToolCallFormat:
         own = (self.section_begin, self.section_end, self.call_begin, self.call_end, self.sep, self.id_marker, self.optional_begin)
         more = self.messages.markers if self.messages is not None else ()
         return tuple(dict.fromkeys(m for m in (*own, *more) if m))
+
+    @property
+    def headless_begin(self) -> str:
+        """The header's opening text, which announces a call written without its begin marker
+        (``MarkedCalls(headless=True)``); empty where the layout reads no such call."""
+        if not (isinstance(self.layout, MarkedCalls) and self.layout.headless):
+            return ""
+        first = next((p for p in self.header_pieces() if p.kind != "space"), None)
+        return Text(first.text) if first is not None and first.kind == "text" else ""
 
     @property
     def trigger(self) -> str:

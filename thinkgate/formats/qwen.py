@@ -44,7 +44,7 @@ QWEN3 = ChatFormat(
 )
 
 QWEN3_CODER_TOOLS = ToolCallFormat(
-    layout=MarkedCalls(),
+    layout=MarkedCalls(headless=True),  # <function=NAME>… with <tool_call> left out is read too
     arguments=XmlArguments(style="qwen_xml", key_open="<parameter=", key_close=">", value_close="</parameter>", padding="\n"),
     call=(TOOL_CALL_BEGIN, TOOL_CALL_END),
     header="\n<function={name}>\n",

@@ -6,6 +6,8 @@ marked-calls and JSON-calls layouts. Where the calls are read from there is the 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..formats import ChatFormat
 from .driver import Driver
 from .markers import Credits, MarkerSet
@@ -18,13 +20,25 @@ class AnswerStages:
     ``calls_after_content`` off: tool markup after the answer's text is text too.
     """
 
-    def __init__(self, driver: Driver, fmt: ChatFormat, *, calls_after_content: bool = True) -> None:
+    def __init__(
+        self,
+        driver: Driver,
+        fmt: ChatFormat,
+        *,
+        calls_after_content: bool = True,
+        headless: str = "",
+        start_headless: Callable[[int], int] | None = None,
+    ) -> None:
         self.d = driver
         tools = fmt.tools
         self._stops = (fmt.eos, *fmt.stops)  # every marker that ends the output
         self._call_begin = tools.call_begin
         self.tool_markers = tuple(m for m in (tools.section_begin, tools.call_begin) if m)
-        self._in_content = MarkerSet(self._stops if driver.verbatim else (*self.tool_markers, *self._stops))
+        # a call written without its begin marker, announced by its header's opening text
+        self._headless = headless
+        self._start_headless = start_headless
+        markers = (*self.tool_markers, headless)
+        self._in_content = MarkerSet(self._stops if driver.verbatim else (*markers, *self._stops))
         self._calls_after_content = calls_after_content
         self._in_content_only = self._in_content if calls_after_content else MarkerSet(self._stops)
         self.section_return = Stage.CONTENT  # where reading goes back to after the calls
@@ -78,5 +92,8 @@ class AnswerStages:
             return p + len(m)
         if d.content_seen and not self._calls_after_content:
             return p  # answer text came first: from here on, markup is text
+        if m == self._headless:
+            self.section_return = Stage.CONTENT
+            return self._start_headless(p)  # type: ignore[misc]
         d.mark()
         return self.enter_calls(m, p, credits, Stage.CONTENT)

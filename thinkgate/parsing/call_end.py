@@ -26,7 +26,7 @@ class CallEndStages:
     STOPPED = Stage.STOPPED
     RESUME = Stage.SECTION
 
-    def __init__(self, driver: Driver, calls: CallTracker, fmt: ChatFormat, then: Callable[[], None] | None = None) -> None:
+    def __init__(self, driver: Driver, calls: CallTracker, fmt: ChatFormat, then: Callable[[], None] | None = None, headless: str = "") -> None:
         tools = fmt.tools
         self.d = driver
         self.calls = calls
@@ -36,6 +36,8 @@ class CallEndStages:
         self._footer = "".join(tools.footer.split())
         # What ends a call's arguments: its end, the next call, the section's end, the output's.
         self.in_call = MarkerSet((tools.call_end, tools.call_begin, tools.section_end, fmt.eos, *fmt.stops))
+        # after the arguments, the next call's header may also begin a call (``headless``)
+        self._after_args = MarkerSet((*self.in_call.markers, headless)) if headless else self.in_call
         self._after = ""  # the footer's text read so far
         self._after_raw = 0  # where it starts in the call's raw text
 
@@ -68,8 +70,8 @@ class CallEndStages:
 
     def after_arguments(self, buf: str, pos: int, credits: Credits | None) -> int:
         d, calls = self.d, self.calls
-        p, m = self.in_call.find(buf, pos, credits)
-        end = p if m is not None else d.hold(self.in_call, buf, pos, credits)
+        p, m = self._after_args.find(buf, pos, credits)
+        end = p if m is not None else d.hold(self._after_args, buf, pos, credits)
         seen = self._after + buf[pos:end]
         if not self._footer.startswith("".join(seen.split())):
             # Text after a complete call that is not its footer: the call stands, and the text

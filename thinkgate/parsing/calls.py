@@ -82,6 +82,15 @@ class CallTracker:
         self.ended = 0  # calls that ended, valid or not
         self.reset()
 
+    @property
+    def knows_tools(self) -> bool:
+        """Whether the request gave its tools."""
+        return self._tool_names is not None
+
+    def knows(self, name: str) -> bool:
+        """Whether ``name`` is one of the request's tools (none given: no name is known)."""
+        return self._tool_names is not None and name in self._tool_names
+
     def bind(self, layout: Any) -> None:
         self.layout = layout
 

@@ -41,12 +41,15 @@ class MarkedCalls:
         self._call_begin = tools.call_begin
         self._pieces = tools.header_pieces()
         self._call_object = tools.call_object_layout
-        self.markup = Markup(driver, calls, fmt, reading)
+        self.markup = Markup(driver, calls, fmt, reading, start_headless=self._start_headless)
+        self._headless = self.markup.answer._headless
+        self._headless_call = False  # the call being read was announced by its header alone
         # A stray section begin or call end inside a section is markup, dropped like the rest.
         self._in_section = MarkerSet(
-            (self._call_begin, self._section_end, self._section_begin, tools.call_end, *stops)
+            (self._call_begin, self._section_end, self._section_begin, tools.call_end, *stops, self._headless)
         )
         self._name_run = _name_run(self._pieces, self.markup.end.in_call.markers)
+        self._headless_from = Stage.CONTENT
         self._reset_header()
         self.markup.start(self)
 
@@ -69,9 +72,15 @@ class MarkedCalls:
             d.take(credits, m)
             self.calls.reset()
             self._reset_header()
+            self._headless_call = False
             self.calls.raw.append(m)
             d.stage = Stage.CALL_HEADER
             return p + len(m)
+        if m == self._headless:
+            for text in answer.call_begins():
+                d.say(text)
+            self._headless_from = Stage.SECTION
+            return self._start_headless(p)
         d.take(credits, m)
         if m == self._section_end:
             answer.give_back(m)
@@ -81,6 +90,30 @@ class MarkedCalls:
         else:
             answer.keep(m)  # a stray marker: part of the block's text while it holds no call
         return p + len(m)
+
+    def _start_headless(self, at: int) -> int:
+        """A call whose begin marker was left out: its header, from ``at``, is read as a call's
+        if it names one of the request's tools (else it is given back as text)."""
+        self.d.mark()
+        self.calls.reset()
+        self._reset_header()
+        self._headless_call = True
+        if self.d.stage != Stage.SECTION:
+            self._headless_from = Stage.CONTENT
+        self.d.stage = Stage.CALL_HEADER
+        return at
+
+    def _not_headless(self, buf: str, pos: int) -> int:
+        """What announced a call without its begin marker is none: its opening text is the
+        answer's, and everything after it is read again where reading was."""
+        d, calls = self.d, self.calls
+        raw = "".join(calls.raw)
+        calls.reset()
+        self._headless_call = False
+        d.say(self._headless)
+        d.refeed = raw[len(self._headless) :] + buf[pos:]
+        d.stage = self._headless_from
+        return len(buf)
 
     def _stray(self, text: str) -> None:
         """Text in a section, not in a call: the answer's, unless the block may still be none."""
@@ -181,6 +214,8 @@ class MarkedCalls:
                     self._piece += 1
                     self._matched = 0
         calls.raw.append(buf[start:pos])
+        if error is not None and self._headless_call:
+            return self._not_headless(buf, pos)
         if error is not None:
             calls.pending_error = error
             d.stage = Stage.INVALID_CALL
@@ -196,6 +231,8 @@ class MarkedCalls:
             calls.read_call_object()
             return pos
         name = "".join(self._name)
+        if self._headless_call and not calls.knows(name):
+            return self._not_headless(buf, pos)
         if not name:
             calls.pending_error = "the call header names no tool"
             d.stage = Stage.INVALID_CALL

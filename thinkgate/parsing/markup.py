@@ -18,7 +18,8 @@ from .stages import Reading, Stage
 
 class Markup:
     """The shared stages, built for one output. ``calls_after_content`` overrides the
-    request's; ``then`` is :class:`CallEndStages`'."""
+    request's; ``then`` is :class:`CallEndStages`'; ``start_headless(at)`` reads a call whose
+    begin marker was left out, from its header at ``at`` (see ``MarkedCalls.headless``)."""
 
     def __init__(
         self,
@@ -29,12 +30,15 @@ class Markup:
         *,
         calls_after_content: bool | None = None,
         then: Callable[[], None] | None = None,
+        start_headless: Callable[[int], int] | None = None,
     ) -> None:
         self.d = driver
         self.calls = calls
         if calls_after_content is None:
             calls_after_content = reading.calls_after_content
-        self.answer = AnswerStages(driver, fmt, calls_after_content=calls_after_content)
+        # a call without its begin marker is read only where it names one of the request's tools
+        headless = fmt.tools.headless_begin if start_headless is not None and calls.knows_tools else ""
+        self.answer = AnswerStages(driver, fmt, calls_after_content=calls_after_content, headless=headless, start_headless=start_headless)
         self.reasoning = ReasoningStages(
             driver,
             fmt,
@@ -42,7 +46,7 @@ class Markup:
             recovered=self.answer.tool_markers if reading.recover_calls_in_reasoning else (),
             enter_calls=self.answer.enter_calls,
         )
-        self.end = CallEndStages(driver, calls, fmt, then)
+        self.end = CallEndStages(driver, calls, fmt, then, headless)
 
     def start(self, layout: object) -> None:
         """Hand the layout to the driver, in the stage the output starts in."""
