@@ -107,3 +107,14 @@ def test_a_space_before_the_argument_marker_is_read(kimi_tokenizer):
         m = parse(text, format="kimi_k2", thinking=False, **kw)
         assert [(c.id, c.arguments) for c in m.tool_calls] == [("functions.get_weather:0", WEATHER)]
         assert m.content == "On it."
+
+
+@pytest.mark.parametrize("header", ["get_weather:0", "functions.get_weather:0", "fun:0"])
+def test_a_header_without_its_functions_namespace_is_read(header):
+    # (SGLang test/srt/test_function_call_parser.py, Kimi-K2 calls written without "functions.")
+    from helpers import every_split_agrees
+
+    name = header.split(":")[0].removeprefix("functions.")
+    text = T.section_begin + T.call_begin + header + T.sep + "{}" + T.call_end + T.section_end
+    m = every_split_agrees(text, format="kimi_k2", thinking=False)
+    assert [(c.name, c.arguments, c.id) for c in m.tool_calls] == [(name, "{}", f"functions.{name}:0")]

@@ -98,6 +98,9 @@ class MarkedCalls:
     # announces the call, when it names one of the request's tools. The grammar always writes
     # the marker.
     headless: bool = False
+    # The header's text before the tool name is a namespace models sometimes leave out
+    # (Kimi-K2 writes ``get_weather:0`` for ``functions.get_weather:0``).
+    optional_name_prefix: bool = False
 
     def holds_calls(self, tools: ToolCallFormat, text: str) -> bool:
         return any(m and m in text for m in (tools.section_begin, tools.call_begin))

@@ -19,7 +19,7 @@ THINK_CLOSE = "</think>"
 IM_END = "<|im_end|>"
 
 KIMI_TOOLS = ToolCallFormat(
-    layout=MarkedCalls(),
+    layout=MarkedCalls(optional_name_prefix=True),  # "get_weather:0" without "functions." is read too
     section=(TOOL_CALLS_SECTION_BEGIN, TOOL_CALLS_SECTION_END),
     call=(TOOL_CALL_BEGIN, TOOL_CALL_END),
     sep=TOOL_CALL_ARGUMENT_BEGIN,

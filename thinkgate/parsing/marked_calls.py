@@ -40,6 +40,10 @@ class MarkedCalls:
         self._section_begin, self._section_end = tools.section
         self._call_begin = tools.call_begin
         self._pieces = tools.header_pieces()
+        # the header's text right before the name, which the layout lets models leave out
+        name_at = next((i for i, piece in enumerate(self._pieces) if piece.kind == "name"), 0)
+        optional = tools.layout.optional_name_prefix and name_at > 0 and self._pieces[name_at - 1].kind == "text"
+        self._optional_prefix = name_at - 1 if optional else -1
         self._call_object = tools.call_object_layout
         self.markup = Markup(driver, calls, fmt, reading, start_headless=self._start_headless)
         self._headless = self.markup.answer._headless
@@ -206,6 +210,15 @@ class MarkedCalls:
                         break
                     credits.take(want)
                 elif not want.startswith(got):
+                    if self._piece == self._optional_prefix:
+                        # no namespace: what matched of it begins the name
+                        seen = piece.text[: self._matched]
+                        self._piece += 1
+                        self._matched = 0
+                        if seen:
+                            self._name.append(seen)
+                            self._name_len += len(seen)
+                        continue
                     error = f"expected {piece.text!r} in the call header"
                     break
                 pos += len(got)
