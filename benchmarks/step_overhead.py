@@ -53,6 +53,20 @@ def _per_step(fn, steps: int, repeat: int = 3) -> float:
     return best / steps
 
 
+def _thinking_run(grammar, B, V, thought, logits):
+    """B requests thinking ``thought`` under ``grammar``, masked and fed a step at a time."""
+
+    def run():
+        grammars = [ReasonerGrammar(grammar, thinking=True) for _ in range(B)]
+        masker = BatchMasker(V, B)
+        for t in thought:
+            masker(grammars, logits)
+            for g in grammars:
+                g.accept_token(t)
+
+    return run
+
+
 def thinking_phase(tok, batch_sizes, steps):
     vocab = vocabulary_for(tok)
     V = vocab.size
@@ -76,15 +90,7 @@ def thinking_phase(tok, batch_sizes, steps):
                 xgr.BatchGrammarMatcher.batch_accept_token(matchers, [t] * B)
 
         def run_ours(grammar):
-            def run():
-                grammars = [ReasonerGrammar(grammar, thinking=True) for _ in range(B)]
-                masker = BatchMasker(V, B)
-                for t in thought:
-                    masker(grammars, logits)
-                    for g in grammars:
-                        g.accept_token(t)
-
-            return run
+            return _thinking_run(grammar, B, V, thought, logits)
 
         def run_nothing():
             for t in thought:
@@ -124,15 +130,7 @@ def text_reasoning_phase(tok, batch_sizes, steps):
         logits = torch.randn(B, V)
 
         def run(grammar):
-            def go():
-                grammars = [ReasonerGrammar(grammar, thinking=True) for _ in range(B)]
-                masker = BatchMasker(V, B)
-                for t in thought:
-                    masker(grammars, logits)
-                    for g in grammars:
-                        g.accept_token(t)
-
-            return go
+            return _thinking_run(grammar, B, V, thought, logits)
 
         text = _per_step(run(compile_tool_grammar(tok, fmt, REALISTIC, "auto")), len(thought), repeat=1 if B >= 64 else 3)
         token = _per_step(run(compile_tool_grammar(tok, DEEPSEEK_R1, REALISTIC, "auto")), len(thought))

@@ -387,29 +387,6 @@ class FailedRequest:
     def accept_token(self, token_id: int) -> bool:
         return token_id in self.stop_ids
 
-    def _accept_text(self, token_id: int) -> bool:
-        """A token while reasoning written as text may still open, or has not closed: the
-        grammar reads it; the guard reads it only once the reasoning is behind."""
-        text = self._text
-        if text.forcing(self.thinking_budget):
-            forced = self.grammar.close_ids[text.forced]
-            if token_id != forced:
-                self._log(0, Phase.ERROR, f"token {token_id} sampled where the thinking budget forces {forced}, the end of thinking")
-                return False
-            text = replace(text, forced=text.forced + 1)
-        matcher = self._matcher
-        if not matcher.accept_token(token_id):
-            self._log(0, Phase.ERROR, f"token {token_id} is not allowed by the tool grammar here")
-            return False
-        after, guarded = text.step(token_id, self.grammar.vocab.token_bytes[token_id], self._marks)
-        if self._guard is not None:
-            for t in guarded:
-                self._guard.accept(t)
-        self._log(1, Phase.DONE if matcher.is_terminated() else Phase.CONSTRAINED, guarded=len(guarded) if self._guard is not None else 0)
-        self._text = after
-        self._refresh()
-        return True
-
     def accept_tokens(self, token_ids: Iterable[int]) -> bool:
         return all([self.accept_token(t) for t in token_ids])
 
