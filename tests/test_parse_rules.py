@@ -465,3 +465,10 @@ def test_the_open_marker_repeated_at_the_start_is_markup(text, reasoning):
 def test_a_tool_block_with_no_call_keeps_its_text(text, content, calls):
     m = every_split_agrees("r" + CLOSE + text)
     assert m.content == content and [c.name for c in m.tool_calls] == calls
+
+
+def test_finish_reason_is_never_tool_calls_without_a_valid_call():
+    # an engine that saw tool markup says "tool_calls"; the call was broken
+    text = "r" + CLOSE + T.section_text([("get_weather", '{"city": Paris}')])
+    assert parse(text, finish_reason="tool_calls").finish_reason == "stop"
+    assert parse("r" + CLOSE + T.section_text([("now", "{}")]), finish_reason="tool_calls").finish_reason == "tool_calls"

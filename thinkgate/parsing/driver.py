@@ -110,6 +110,8 @@ class Driver:
             return "length"
         if self.calls is not None and self.calls.valid and given in (None, "stop", "tool_calls"):
             return "tool_calls"
+        if given == "tool_calls":  # the engine saw tool markup, but no valid call remains
+            return "stop"
         return given or "stop"
 
     def hold(self, markers: MarkerSet, buf: str, pos: int, credits: Credits | None) -> int:
