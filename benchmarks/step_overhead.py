@@ -53,13 +53,13 @@ def _per_step(fn, steps: int, repeat: int = 3) -> float:
     return best / steps
 
 
-def _thinking_run(grammar, B, V, thought, logits):
-    """B requests thinking ``thought`` under ``grammar``, masked and fed a step at a time."""
+def _reasoner_run(grammar, B, V, ids, logits, thinking=True):
+    """B requests writing ``ids`` under ``grammar``, masked and fed a step at a time."""
 
     def run():
-        grammars = [ReasonerGrammar(grammar, thinking=True) for _ in range(B)]
+        grammars = [ReasonerGrammar(grammar, thinking=thinking) for _ in range(B)]
         masker = BatchMasker(V, B)
-        for t in thought:
+        for t in ids:
             masker(grammars, logits)
             for g in grammars:
                 g.accept_token(t)
@@ -90,7 +90,7 @@ def thinking_phase(tok, batch_sizes, steps):
                 xgr.BatchGrammarMatcher.batch_accept_token(matchers, [t] * B)
 
         def run_ours(grammar):
-            return _thinking_run(grammar, B, V, thought, logits)
+            return _reasoner_run(grammar, B, V, thought, logits)
 
         def run_nothing():
             for t in thought:
@@ -130,7 +130,7 @@ def text_reasoning_phase(tok, batch_sizes, steps):
         logits = torch.randn(B, V)
 
         def run(grammar):
-            return _thinking_run(grammar, B, V, thought, logits)
+            return _reasoner_run(grammar, B, V, thought, logits)
 
         text = _per_step(run(compile_tool_grammar(tok, fmt, REALISTIC, "auto")), len(thought), repeat=1 if B >= 64 else 3)
         token = _per_step(run(compile_tool_grammar(tok, DEEPSEEK_R1, REALISTIC, "auto")), len(thought))
@@ -154,13 +154,7 @@ def tool_phase(tok, batch_sizes):
     for B in batch_sizes:
         logits = torch.randn(B, V)
 
-        def run_ours():
-            grammars = [ReasonerGrammar(ours, thinking=False) for _ in range(B)]
-            masker = BatchMasker(V, B)
-            for tid in ids:
-                masker(grammars, logits)
-                for g in grammars:
-                    g.accept_token(tid)
+        run_ours = _reasoner_run(ours, B, V, ids, logits, thinking=False)
 
         def run_xgrammar():
             matchers = [xgr.GrammarMatcher(ours.compiled) for _ in range(B)]

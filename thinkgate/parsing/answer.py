@@ -35,7 +35,7 @@ class AnswerStages:
         self._call_begin = tools.call_begin
         self.tool_markers = tuple(m for m in (tools.section_begin, tools.call_begin) if m)
         # a call written without its begin marker, announced by its header's opening text
-        self._headless = headless
+        self.headless = headless
         self._start_headless = start_headless
         markers = (*self.tool_markers, headless)
         self._in_content = MarkerSet(self._stops if driver.verbatim else (*markers, *self._stops))
@@ -92,7 +92,7 @@ class AnswerStages:
             return p + len(m)
         if d.content_seen and not self._calls_after_content:
             return p  # answer text came first: from here on, markup is text
-        if m == self._headless:
+        if m == self.headless:
             self.section_return = Stage.CONTENT
             return self._start_headless(p)  # type: ignore[misc]
         d.mark()

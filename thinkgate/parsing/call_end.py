@@ -70,8 +70,7 @@ class CallEndStages:
 
     def after_arguments(self, buf: str, pos: int, credits: Credits | None) -> int:
         d, calls = self.d, self.calls
-        p, m = self._after_args.find(buf, pos, credits)
-        end = p if m is not None else d.hold(self._after_args, buf, pos, credits)
+        p, m, end = d.find(self._after_args, buf, pos, credits)
         seen = self._after + buf[pos:end]
         if not self._footer.startswith("".join(seen.split())):
             # Text after a complete call that is not its footer: the call stands, and the text
@@ -85,17 +84,26 @@ class CallEndStages:
         calls.raw.append(buf[pos:end])
         if m is None:
             return d.rest(buf, end)
-        if m == self._call_end:
-            d.take(credits, m)
-            calls.raw.append(m)
-            self._close()
-            return p + len(m)
+        after = self._through_own_end(m, p, credits)
         self._close()
-        return p
+        return after
+
+    def _through_own_end(self, marker: str, at: int, credits: Credits | None) -> int:
+        """Where the call's text ends: past ``marker`` (read as the call's) when it is the call's
+        own end marker, else at it (it begins what follows)."""
+        if marker != self._call_end:
+            return at
+        self.d.take(credits, marker)
+        self.calls.raw.append(marker)
+        return at + len(marker)
 
     def _close(self) -> bool:
-        """End the call; reading goes on between calls unless strict mode stopped it there."""
+        """End the call (it stands, or its pending error makes it invalid)."""
         self.calls.close()
+        return self._go_on()
+
+    def _go_on(self) -> bool:
+        """Reading goes on between calls, unless strict mode stopped it at the call just ended."""
         if self.d.stage == Stage.STOPPED:
             return False
         self.d.stage = Stage.SECTION
@@ -103,16 +111,11 @@ class CallEndStages:
 
     def invalid_call(self, buf: str, pos: int, credits: Credits | None) -> int:
         d, calls = self.d, self.calls
-        p, m = self.in_call.find(buf, pos, credits)
-        end = p if m is not None else d.hold(self.in_call, buf, pos, credits)
+        p, m, end = d.find(self.in_call, buf, pos, credits)
         calls.raw.append(buf[pos:end])
         if m is None:
             return d.rest(buf, end)
-        if m == self._call_end:
-            d.take(credits, m)
-            calls.raw.append(m)
-            end += len(m)
+        end = self._through_own_end(m, p, credits)
         calls.invalid(calls.pending_error or "invalid tool call")
-        if d.stage != Stage.STOPPED:
-            d.stage = Stage.SECTION
+        self._go_on()
         return end

@@ -46,14 +46,14 @@ class MarkedCalls:
         self._optional_prefix = name_at - 1 if optional else -1
         self._call_object = tools.call_object_layout
         self.markup = Markup(driver, calls, fmt, reading, start_headless=self._start_headless)
-        self._headless = self.markup.answer._headless
+        self._headless = self.markup.answer.headless
         self._headless_call = False  # the call being read was announced by its header alone
         # A stray section begin or call end inside a section is markup, dropped like the rest.
         self._in_section = MarkerSet(
             (self._call_begin, self._section_end, self._section_begin, tools.call_end, *stops, self._headless)
         )
         self._name_run = _name_run(self._pieces, self.markup.end.in_call.markers)
-        self._headless_from = Stage.CONTENT
+        self._headless_from = Stage.CONTENT  # where a header that announced no call is read again
         self._reset_header()
         self.markup.start(self)
 
@@ -83,7 +83,6 @@ class MarkedCalls:
         if m == self._headless:
             for text in answer.call_begins():
                 d.say(text)
-            self._headless_from = Stage.SECTION
             return self._start_headless(p)
         d.take(credits, m)
         if m == self._section_end:
@@ -102,8 +101,7 @@ class MarkedCalls:
         self.calls.reset()
         self._reset_header()
         self._headless_call = True
-        if self.d.stage != Stage.SECTION:
-            self._headless_from = Stage.CONTENT
+        self._headless_from = Stage.SECTION if self.d.stage == Stage.SECTION else Stage.CONTENT
         self.d.stage = Stage.CALL_HEADER
         return at
 
