@@ -8,6 +8,8 @@ import zlib
 
 import jsonschema
 import pytest
+import xgrammar as xgr
+from xgrammar.testing import _is_grammar_accept_string as _accepts
 
 from helpers import every_split_agrees
 from test_constraint_sampling import check, sample_batch
@@ -217,8 +219,10 @@ def test_every_key_the_grammar_writes_is_a_name_the_parser_reads():
         with pytest.raises(ValueError, match=re.escape("the property name 'two words' at #/properties/two words cannot be a parameter's name")):
             build_spec(fmt, spaced, "required")
         free = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "additionalProperties": {"type": "boolean"}}}}]
-        tag = json.dumps(build_spec(fmt, free, "required").tag)
-        assert fmt.tools.xml.free_name_pattern.replace("\\", "\\\\") in tag
+        grammar = xgr.Grammar.from_structural_tag(json.dumps(build_spec(fmt, free, "required").tag))
+        for key, readable in (("on_off", True), ("on-off", False), ("k" * 256, True), ("k" * 257, False)):
+            text = fmt.tools.section_text([("f", json.dumps({key: True}))])
+            assert _accepts(grammar, text) is readable, key
         pattern = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "patternProperties": {"^x": {"type": "integer"}}}}}]
         with pytest.raises(ValueError, match="'patternProperties' at # cannot be enforced on parameter names"):
             build_spec(fmt, pattern, "required")
@@ -274,3 +278,54 @@ def test_a_qwen3_coder_call_without_its_tool_call_tag_is_read_when_it_names_a_to
     assert (by_ids.content, [c.name for c in by_ids.tool_calls]) == (content, calls)
     # with no tools given, such text stays text
     assert parse(text, format=QWEN3_CODER, thinking=False).tool_calls == []
+
+
+SPACED = [{"type": "function", "function": {"name": "put", "parameters": {"type": "object", "properties": {
+    "code": {"type": "string"}, "short": {"type": "string", "maxLength": 4}, "pick": {"enum": ["ab", "cd"]}, "n": {"type": "integer"},
+}}}}]
+
+
+@pytest.mark.parametrize("fmt", XML_FORMATS, ids=lambda f: f.name)
+def test_a_value_keeps_its_own_whitespace_and_loses_only_the_template_padding(fmt):
+    # Issue 15, point 1: "    indented code    " is a real value; Qwen3-Coder's template writes one
+    # newline after the opening tag and one before the closing tag (vLLM's
+    # tests/tool_parsers/test_qwen3coder_tool_parser.py reads values the same way), GLM's and
+    # MiniMax's templates write none.
+    x = fmt.tools.xml
+    values = {"code": "    indented code    ", "short": "\n a\n"}
+    text = fmt.tools.section_text([("put", json.dumps(values))])
+    assert x.padding + "    indented code    " + x.padding + x.value_close in text
+    m = every_split_agrees(text, format=fmt, tools=SPACED, thinking=False)
+    assert json.loads(m.tool_calls[0].arguments) == values
+    # only one padding is framing: a value written with two keeps the second
+    doubled = text.replace(x.padding + "    indented", x.padding * 2 + "    indented") if x.padding else text
+    if x.padding:
+        code = json.loads(parse(doubled, fmt, tools=SPACED, thinking=False).tool_calls[0].arguments)["code"]
+        assert code == x.padding + "    indented code    "
+
+
+@pytest.mark.parametrize("fmt", XML_FORMATS, ids=lambda f: f.name)
+def test_the_grammar_lets_no_whitespace_around_a_value_but_the_padding(fmt):
+    # xgrammar's XML styles allow any whitespace around an enum's or a bounded string's value;
+    # the parser keeps it, so the grammar must not write it, or "\n  ab  \n" passes the grammar
+    # and fails the schema.
+    from thinkgate.constraint.structural_tag import build_spec
+
+    grammar = xgr.Grammar.from_structural_tag(json.dumps(build_spec(fmt, SPACED, "required").tag))
+    x = fmt.tools.xml
+
+    def call(key, written):
+        """A call whose one parameter is written as given, the rest as the template writes it."""
+        return fmt.tools.section_text([("put", json.dumps({key: "@"}))]).replace(x.padding + "@" + x.padding, written)
+
+    p = x.padding
+    for key, written, ok in [
+        ("pick", p + "ab" + p, True), ("pick", "ab", True), ("pick", p + "  ab  " + p, False), ("pick", " ab", False),
+        ("short", p + "abcd" + p, True), ("short", p + "  abcd" + p, False),
+        ("code", p + "  any  text  " + p, True), ("n", p + "42" + p, True), ("n", " 42 ", False),
+    ]:
+        assert _accepts(grammar, call(key, written)) is ok, (key, written)
+        if ok:
+            m = parse(call(key, written), fmt, tools=SPACED, thinking=False)
+            value = json.loads(m.tool_calls[0].arguments)[key]
+            assert value == (42 if key == "n" else written.removeprefix(p).removesuffix(p) if p else written)

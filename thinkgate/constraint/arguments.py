@@ -4,8 +4,10 @@ the arguments the tool's schema) and the schema of arguments written as paramete
 from __future__ import annotations
 
 import copy
+import json
 import re
-from typing import TYPE_CHECKING, Any
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, Optional
 
 from .schema_nodes import call_object_node
 
@@ -32,6 +34,36 @@ def parameters_schema(spec: ToolSpec, xml: Any, format_name: str) -> Any:
     if free:
         schema = {**schema, "propertyNames": {"pattern": xml.free_name_pattern}}
     return schema
+
+
+def parameters_grammar(schema: Any, xml: Any, max_whitespace: Optional[int]) -> dict:
+    """The grammar of a tool's parameters (``schema`` from :func:`parameters_schema`): xgrammar's
+    XML style, with one change. Its style lets any whitespace stand around a value whose text is
+    not the bare string (an enum, a length, a pattern), and the parser returns a value verbatim
+    but for the format's ``padding`` once on each side; so around every value only that padding
+    may stand, and what the parser returns is what the grammar held to the schema."""
+    return {"type": "grammar", "grammar": _padded_values(json.dumps(schema), xml, max_whitespace)}
+
+
+# A run of whitespace as xgrammar writes it in a grammar's text: unbounded, or up to a count.
+_WHITESPACE = r"(?:\[ \\n\\r\\t\]\*|whitespace(?:_\d+)?\{0, \d+\})"
+
+
+@lru_cache(maxsize=1024)
+def _padded_values(schema_json: str, xml: Any, max_whitespace: Optional[int]) -> str:
+    import xgrammar as xgr  # only XML styles need it to build a tag
+
+    tag = {"type": "structural_tag", "format": {"type": "json_schema", "json_schema": json.loads(schema_json), "style": xml.style, "max_whitespace_cnt": max_whitespace}}
+    ebnf = str(xgr.Grammar.from_structural_tag(json.dumps(tag)))
+    opening, closing = json.dumps(xml.value_open or xml.key_close), json.dumps(xml.value_close)
+    padding = f"({json.dumps(xml.padding)})?" if xml.padding else '""'
+    site = re.compile(re.escape(opening) + " " + _WHITESPACE + r" (\S+) " + _WHITESPACE + " " + re.escape(closing))
+    ebnf = site.sub(lambda m: f"{opening} {padding} {m.group(1)} {padding} {closing}", ebnf)
+    if re.search(_WHITESPACE + " " + re.escape(closing), ebnf):
+        # a value site of a shape this rewrite does not know: refuse rather than let the parser
+        # and the grammar disagree on a value
+        raise RuntimeError(f"xgrammar's {xml.style!r} grammar has a value this version of thinkgate cannot pad: {ebnf}")
+    return ebnf
 
 
 def call_object_schema(t: Any, spec: ToolSpec) -> dict:

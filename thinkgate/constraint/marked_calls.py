@@ -8,7 +8,7 @@ from typing import Any
 
 from ..formats import is_text
 from ..formats.base import template_parts
-from .arguments import call_object_headers, call_object_schema, parameters_schema
+from .arguments import call_object_headers, call_object_schema, parameters_grammar, parameters_schema
 from .tag_elements import (
     LEADING_WHITESPACE,
     Element,
@@ -39,7 +39,7 @@ def layout_tag(req: TagRequest) -> Element:
         if t.xml is not None:
             if spec.schema.unbounded_in_parameters:
                 raise ValueError(spec.schema.unbounded_in_parameters)
-            arguments = json_schema(parameters_schema(spec, t.xml, fmt.name), max_whitespace, style=t.xml.style)
+            arguments = parameters_grammar(parameters_schema(spec, t.xml, fmt.name), t.xml, max_whitespace)
         else:
             arguments = json_schema(spec.schema.xgrammar_schema, max_whitespace)
         return seq(

@@ -212,8 +212,10 @@ class XmlArguments:
         <arg_key>city</arg_key>
         <arg_value>Paris</arg_value>
 
-    ``style`` names xgrammar's JSON-schema style that enforces the same text. Whitespace around a
-    value is not part of it (the grammar allows any there), so a reader strips it.
+    ``style`` names xgrammar's JSON-schema style that enforces the same text. A value is its text
+    verbatim but for ``padding`` once on each side (the template's framing); the grammar lets no
+    other whitespace stand around a value, so what the parser reads is what the grammar held to
+    the schema.
     """
 
     style: str

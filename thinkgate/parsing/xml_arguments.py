@@ -143,7 +143,11 @@ class XmlArgumentsScanner:
         return False
 
     def _value(self, text: str) -> None:
-        value = _convert(text.strip(), self._properties.get(self._key))
+        pad = self._xml.padding
+        if pad:  # the template's framing, once on each side; the rest is the value's own
+            text = text[len(pad) :] if text.startswith(pad) else text
+            text = text[: -len(pad)] if text.endswith(pad) else text
+        value = _convert(text, self._properties.get(self._key))
         self._out.append(("{" if len(self._keys) == 1 else ", ") + json.dumps(self._key, ensure_ascii=False) + ": " + value)
 
     def _close_object(self) -> None:
