@@ -95,13 +95,13 @@ def test_marker_text_inside_a_string_is_string_content():
     assert [c.arguments for c in m.tool_calls] == [args]
 
 
-def test_a_broken_call_spares_the_others_and_is_kept_as_text():
+def test_a_broken_call_spares_the_others_and_is_reported_with_its_text():
     broken = CALL.replace(WEATHER, '{"location": "Tok')
     m = every_chunking_agrees(ANALYSIS + broken + CALL)
     assert [c.arguments for c in m.tool_calls] == [WEATHER]
     [invalid] = m.invalid_tool_calls
     assert invalid.name == "get_weather" and "not valid JSON" in invalid.error
-    assert m.content == broken
+    assert invalid.text == broken and m.content is None
 
 
 def test_a_message_to_a_built_in_tool_is_no_invalid_call_under_any_policy():

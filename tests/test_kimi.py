@@ -42,13 +42,13 @@ def test_a_repeated_header_gets_a_fresh_id():
     assert ids[0] == "functions.get_weather:7" and ids[1].startswith("call_") and len(set(ids)) == 2
 
 
-def test_a_header_without_its_index_is_an_invalid_call_kept_as_text():
+def test_a_header_without_its_index_is_an_invalid_call():
     broken = T.call_begin + "functions.get_weather:" + T.sep + WEATHER + T.call_end
     text = T.section_begin + broken + T.call_text("get_weather", WEATHER, 1) + T.section_end
     m = parse(text, format="kimi_k2", thinking=False)
     assert [c.id for c in m.tool_calls] == ["functions.get_weather:1"]
     assert "no call index" in m.invalid_tool_calls[0].error
-    assert "functions.get_weather:" in m.content
+    assert m.invalid_tool_calls[0].text == broken and m.content is None
 
 
 def test_index_split_across_deltas_is_read_whole():

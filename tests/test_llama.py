@@ -47,13 +47,14 @@ def test_text_after_the_calls_is_content_and_ends_the_calls():
     assert m.content == ' Done; {"name": "now", "parameters": {}}'
 
 
-def test_a_broken_call_and_everything_after_it_is_content_and_the_calls_before_it_stand():
+def test_a_broken_call_runs_to_the_end_and_the_calls_before_it_stand():
     # No end marker bounds a broken call: the rest of the answer is its text.
     text = T.call_text("now", "{}") + "; " + '{"name": "get_weather", "parameters": {"city": Paris}}; ' + T.call_text("now", "{}")
     m = every_split_agrees(text, format="llama3_json")
     assert [c.name for c in m.tool_calls] == ["now"]
     assert "not valid JSON" in m.invalid_tool_calls[0].error and not m.invalid_tool_calls[0].cut_off
-    assert m.content.startswith('{"name": "get_weather"') and m.finish_reason == "tool_calls"
+    assert m.invalid_tool_calls[0].text == text[text.index('{"name": "get_weather"') :]
+    assert m.content is None and m.finish_reason == "tool_calls"
 
 
 def test_an_unknown_tool_and_a_cut_off_call():

@@ -52,10 +52,10 @@ def test_a_call_id_the_model_writes_becomes_the_call_id():
     text = "[TOOL_CALLS]get_weather[CALL_ID]a1B2c3D4e[ARGS]" + WEATHER + T.call_text("now", "{}")
     m = every_split_agrees(text, format="mistral", thinking=False)
     assert [(c.id, c.name, c.arguments) for c in m.tool_calls] == [("a1B2c3D4e", "get_weather", WEATHER), ("call_1", "now", "{}")]
-    # an id marker with no id, or a misspelt one, makes the call invalid and keeps it as text
+    # an id marker with no id, or a misspelt one, makes the call invalid
     for bad in ("[TOOL_CALLS]get_weather[CALL_ID][ARGS]{}", "[TOOL_CALLS]get_weather[CALL_IX]a[ARGS]{}"):
         m = every_split_agrees("Hi" + bad + T.call_text("now", "{}"), format="mistral", thinking=False)
-        assert [c.name for c in m.tool_calls] == ["now"] and m.content == "Hi" + bad
+        assert [c.name for c in m.tool_calls] == ["now"] and m.content == "Hi" and m.invalid_tool_calls[0].text == bad
 
 
 def test_call_id_read_from_token_ids(mistral_tokenizer):

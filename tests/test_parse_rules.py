@@ -102,14 +102,16 @@ def test_text_before_a_call_in_the_same_delta_is_kept():
     assert parser.message.tool_calls[0].name == "now"
 
 
-def test_invalid_json_call_is_kept_as_content_and_valid_calls_beside_it_survive():
+def test_invalid_json_call_is_reported_with_its_text_and_valid_calls_beside_it_survive():
     bad = T.call_text("get_weather", '{"city": Paris}')
     text = "r" + CLOSE + T.section_begin + T.call_text("now", "{}") + "\n" + bad + "\n" + T.call_text("get_weather", WEATHER) + T.section_end
     m = every_split_agrees(text)
     assert [(c.name, c.arguments) for c in m.tool_calls] == [("now", "{}"), ("get_weather", WEATHER)]
-    assert m.content == bad
-    assert len(m.invalid_tool_calls) == 1
-    assert "not valid JSON" in m.invalid_tool_calls[0].error
+    # its text lands in one place: the invalid calls (policy "report"), or the content ("content")
+    assert m.content is None and [c.text for c in m.invalid_tool_calls] == [bad]
+    assert "not valid JSON" in m.invalid_tool_calls[0].error and m.invalid_tool_calls[0].index == 1
+    m = every_split_agrees(text, on_invalid_call="content")
+    assert m.content == bad and m.invalid_tool_calls == []
     assert m.finish_reason == "tool_calls"
 
 
@@ -161,7 +163,7 @@ def test_unknown_tool_is_invalid_only_when_tools_are_given():
     m = every_split_agrees(text, tools=TOOLS)
     assert [c.name for c in m.tool_calls] == ["now"]
     assert m.invalid_tool_calls[0].error == "unknown tool 'launch_rocket'"
-    assert m.content == T.call_text("launch_rocket", '{"go": true}')
+    assert m.invalid_tool_calls[0].text == T.call_text("launch_rocket", '{"go": true}') and m.content is None
     assert [c.name for c in parse(text).tool_calls] == ["launch_rocket", "now"]
 
 
@@ -185,7 +187,7 @@ def test_cut_off_mid_call_gives_length_and_no_complete_call():
     assert [c.name for c in m.tool_calls] == ["now"]
     assert m.invalid_tool_calls[0].cut_off
     assert "ended inside a tool call" in m.invalid_tool_calls[0].error
-    assert m.content.endswith('{"city": "Pa')
+    assert m.invalid_tool_calls[0].text.endswith('{"city": "Pa') and m.content is None
     # the engine's own finish reason wins when given
     assert parse(cut, finish_reason="length").finish_reason == "length"
     # cut inside the header
@@ -208,11 +210,11 @@ def test_unterminated_string_does_not_swallow_the_next_call():
     text = "r" + CLOSE + T.section_begin + broken + "\n" + T.call_text("now", '{"tz": "UTC"}') + T.section_end
     m = every_split_agrees(text)
     assert [(c.name, c.arguments) for c in m.tool_calls] == [("now", '{"tz": "UTC"}')]
-    assert m.content == broken
+    assert [c.text for c in m.invalid_tool_calls] == [broken]
     # and when the broken string runs to the end of the output
     m = every_split_agrees("r" + CLOSE + T.section_begin + broken + " tail")
     assert m.tool_calls == []
-    assert m.content == broken + " tail"
+    assert [c.text for c in m.invalid_tool_calls] == [broken] and m.content == " tail"
 
 
 def test_arguments_stream_as_written_and_join_to_the_final_text():
@@ -265,7 +267,7 @@ def test_header_that_does_not_match_is_an_invalid_call():
     bad = T.call_begin + "procedure" + T.sep + "now\n```json\n{}\n```" + T.call_end
     m = every_split_agrees("r" + CLOSE + T.section_begin + bad + T.call_text("now", "{}") + T.section_end)
     assert [c.name for c in m.tool_calls] == ["now"]
-    assert m.content == bad
+    assert m.invalid_tool_calls[0].text == bad and m.content is None
     assert "expected 'function'" in m.invalid_tool_calls[0].error
     empty = T.call_begin + "function" + T.sep + "\n```json\n{}\n```" + T.call_end
     m = parse("r" + CLOSE + empty)
@@ -369,7 +371,7 @@ def test_output_ending_right_after_the_arguments_keeps_the_call():
     assert m.finish_reason == "tool_calls"
     unknown = "r" + CLOSE + T.section_begin + T.call_begin + T.header_text("nope") + "{}\n``"
     m = every_split_agrees(unknown, tools=TOOLS)
-    assert m.tool_calls == [] and m.content == T.call_begin + T.header_text("nope") + "{}\n``"
+    assert m.tool_calls == [] and m.invalid_tool_calls[0].text == T.call_begin + T.header_text("nope") + "{}\n``"
 
 
 def test_v3_1_call_end_left_out_before_the_next_call():

@@ -22,10 +22,12 @@ SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=
 
 
 def kept_characters(fmt, message, events):
-    """Every non-space character the parse kept, markers aside: reasoning, content, and each
-    complete call written out again (header text, arguments, footer)."""
+    """Every non-space character the parse kept, markers aside: reasoning, content, each
+    complete call written out again (header text, arguments, footer) and each invalid call's text
+    (each character in one of these places only: a count that doubles one fails)."""
     t = fmt.tools
     parts = [message.reasoning_content or "", message.content or ""]
+    parts += [c.text for c in message.invalid_tool_calls]
     for ev in events:
         if isinstance(ev, ToolCallEnd):
             # A format whose id is its header (Kimi-K2) keeps the call's index there.
@@ -113,7 +115,7 @@ def test_nothing_is_lost_and_broken_calls_spare_the_others(fmt, data):
         max_size=40,
     ),
     thinking=st.sampled_from([True, False, "auto"]),
-    policy=st.sampled_from(["content", "drop", "error"]),
+    policy=st.sampled_from(["report", "content", "drop", "error"]),
     recover=st.booleans(),
     data=st.data(),
 )
@@ -127,7 +129,7 @@ def test_arbitrary_text_never_raises_and_is_split_invariant(fmt, pieces, thinkin
     assert split.message == whole.message
     for call in whole.message.tool_calls:
         call.parsed_arguments()  # every complete call holds valid JSON
-    if policy == "content":
+    if policy in ("report", "content"):
         assert kept_characters(fmt, whole.message, whole_events) == _visible(text, fmt) or _footer_slack(fmt, text, whole)
 
 

@@ -39,8 +39,8 @@ def test_agui_closes_a_started_call_that_turns_out_invalid():
     out = _agui(text)
     ends = [e for e in out if e.type == EventType.TOOL_CALL_END]
     assert len(ends) == 1 and ends[0].metadata["invalid"] is True
-    text_content = "".join(e.delta for e in out if e.type == EventType.TEXT_MESSAGE_CONTENT)
-    assert text_content.startswith(T.call_begin)
+    # its text is the invalid call's (the message's invalid_tool_calls), not answer text as well
+    assert not [e for e in out if e.type == EventType.TEXT_MESSAGE_CONTENT]
 
 
 def test_openai_deltas_merge_by_kind_and_call():
@@ -79,3 +79,50 @@ def test_render_deltas_both_reasoning_fields():
     from thinkgate.parsing import ReasoningDelta
 
     assert render_deltas([ReasoningDelta("a")], "both") == [{"reasoning_content": "a", "reasoning": "a"}]
+
+
+BROKEN_THEN_GOOD = "r" + CLOSE + "Let me look.\n" + T.section_begin + T.call_text("get_weather", '{"city": Paris}') + T.call_text("now", "{}") + T.section_end
+
+
+def _streamed(text, size, **kw):
+    p = StreamParser(call_id=seq_ids, **kw)
+    deltas = [d for i in range(0, len(text), size) for d in p.feed(text[i : i + size])] + p.finish()
+    return deltas, p
+
+
+def test_a_stream_rebuilds_the_message_even_when_a_streamed_call_breaks():
+    # Issue 15, points 6 and 8: the broken call's start was streamed under index 0; the stream then
+    # names index 0 in invalid_tool_calls (an extension, as in the message), and never repeats its
+    # text as content, so a client folding the deltas gets the message: same calls in the same
+    # order, same content, same invalid calls.
+    from thinkgate.parsing import accumulate
+
+    for size in (1, 3, 7, len(BROKEN_THEN_GOOD)):
+        deltas, p = _streamed(BROKEN_THEN_GOOD, size)
+        message = p.message.to_openai()
+        assert accumulate(deltas) == message
+        assert message["content"] == "Let me look.\n" and [c["function"]["name"] for c in message["tool_calls"]] == ["now"]
+        [invalid] = message["invalid_tool_calls"]
+        assert invalid["index"] == 0 and invalid["name"] == "get_weather" and "not valid JSON" in invalid["error"]
+        assert [tc["index"] for d in deltas for tc in d.get("tool_calls", ()) if "id" in tc] == [0, 1]
+        assert p.finish_reason == "tool_calls"
+    # cut off inside the only call: no valid call remains, so finish_reason is length, not tool_calls
+    cut = BROKEN_THEN_GOOD[: BROKEN_THEN_GOOD.index("Paris")]
+    deltas, p = _streamed(cut, 4)
+    assert accumulate(deltas) == p.message.to_openai() and p.finish_reason == "length"
+    assert p.message.invalid_tool_calls[0].cut_off
+
+
+def test_the_content_policy_puts_the_text_in_content_and_the_stream_shows_what_had_started():
+    # The policy of the engine plugins (their responses have no invalid_tool_calls): the text is
+    # content, once; a client that saw the call's start streamed holds that partial call (the
+    # difference the README states).
+    from thinkgate.parsing import accumulate
+
+    deltas, p = _streamed(BROKEN_THEN_GOOD, 5, on_invalid_call="content")
+    message = p.message.to_openai()
+    bad = T.call_text("get_weather", '{"city": Paris}')
+    assert message["content"] == "Let me look.\n" + bad and "invalid_tool_calls" not in message
+    rebuilt = accumulate(deltas)
+    assert rebuilt["content"] == message["content"]
+    assert [c["function"]["name"] for c in rebuilt["tool_calls"]] == ["get_weather", "now"]

@@ -6,6 +6,10 @@ from typing import Any, Optional
 
 from ..formats import ChatFormat
 
+# An engine's response has no field for a call that could not be read: its text goes back to
+# the content, so nothing the model wrote is lost.
+ENGINE_INVALID_CALLS = "content"
+
 
 def plain_tools(tools: Any) -> Optional[list]:
     """An engine's tools (pydantic models or dicts) as OpenAI-shape dicts; None for none."""

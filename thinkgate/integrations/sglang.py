@@ -33,7 +33,7 @@ from ..formats import ChatFormat, get_format
 from ..formats import names as format_names
 from ..parsing import ContentDelta, StreamParser, ToolCallArgumentsDelta, ToolCallStart, parse
 from ..requests import OPTION_KEY, RequestOptions, check_options, request_options
-from .common import format_class, plain_tools
+from .common import ENGINE_INVALID_CALLS, format_class, plain_tools
 
 from sglang.srt.function_call.base_format_detector import BaseFormatDetector
 from sglang.srt.function_call.core_types import StreamingParseResult, StructureInfo, ToolCallItem
@@ -170,7 +170,7 @@ class ThinkgateDetector(BaseFormatDetector):
 
     def detect_and_parse(self, text: str, tools: Any) -> StreamingParseResult:
         try:
-            m = parse(text, self.format, thinking=False, tools=plain_tools(tools))
+            m = parse(text, self.format, thinking=False, tools=plain_tools(tools), on_invalid_call=ENGINE_INVALID_CALLS)
         except Exception:  # never the server's error: the output comes back as text
             log.exception("thinkgate: reading the tool calls failed; the output is returned as text")
             return StreamingParseResult(normal_text=text, calls=[])
@@ -181,7 +181,7 @@ class ThinkgateDetector(BaseFormatDetector):
     def parse_streaming_increment(self, new_text: str, tools: Any) -> StreamingParseResult:
         try:
             if self._stream is None:
-                self._stream = StreamParser(self.format, thinking=False, tools=plain_tools(tools))
+                self._stream = StreamParser(self.format, thinking=False, tools=plain_tools(tools), on_invalid_call=ENGINE_INVALID_CALLS)
             events = self._stream.feed_events(new_text)
         except Exception:  # never the server's error: the rest streams as text
             log.exception("thinkgate: reading the tool calls failed; the rest is streamed as text")

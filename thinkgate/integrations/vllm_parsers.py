@@ -39,7 +39,7 @@ from ..parsing import (
 )
 from ..formats.tokens import AnalysisIds, TextReasoningIds
 from ..requests import OPTION_KEY, RequestOptions, check_budget, default_unsupported
-from .common import format_class, plain_tools
+from .common import ENGINE_INVALID_CALLS, format_class, plain_tools
 from .vllm import check_options
 
 log = logging.getLogger("thinkgate.vllm")
@@ -238,11 +238,11 @@ class ThinkgateToolParser(ToolParser):
         return request
 
     def _parser(self, request: Any) -> StreamParser:
-        return StreamParser(self.format, thinking=False, tools=_tools(request))
+        return StreamParser(self.format, thinking=False, tools=_tools(request), on_invalid_call=ENGINE_INVALID_CALLS)
 
     def extract_tool_calls(self, model_output: str, request: Any) -> ExtractedToolCallInformation:
         try:
-            m = parse(model_output, self.format, thinking=False, tools=_tools(request))
+            m = parse(model_output, self.format, thinking=False, tools=_tools(request), on_invalid_call=ENGINE_INVALID_CALLS)
         except Exception:  # never the server's 500: the output comes back as content
             log.exception("thinkgate: reading the tool calls failed; the output is returned as content")
             return ExtractedToolCallInformation(tools_called=False, tool_calls=[], content=model_output)

@@ -29,7 +29,7 @@ from .spaces import SPACE_RUN
 
 log = logging.getLogger("thinkgate.parsing")
 
-INVALID_CALL_POLICIES = ("content", "drop", "error")
+INVALID_CALL_POLICIES = ("report", "content", "drop", "error")
 
 
 def default_call_id(index: int) -> str:
@@ -53,7 +53,7 @@ class CallTracker:
         fmt: ChatFormat,
         tool_names: frozenset[str] | None,
         *,
-        on_invalid_call: str = "content",
+        on_invalid_call: str = "report",
         call_id: Callable[[int], str] = default_call_id,
         tool_parameters: Mapping[str, Any] | None = None,
         validate_arguments: bool = True,
@@ -298,14 +298,16 @@ class CallTracker:
         d = self.d
         text = "".join(self.raw)
         index, name = self._call_index, self.name
-        d.out.append(ToolCallInvalid(index, name, text, error, cut_off))
+        policy = self._policy
+        # Its text lands in one place: the message's invalid calls, or its content (never both).
+        d.out.append(ToolCallInvalid(index, name, text, error, cut_off, reported=policy in ("report", "error")))
         self.ended += 1
         self.reset()
-        if self._policy == "content" or (cut_off and self._policy == "error"):
+        if policy == "content":
             d.say_raw(text)
-        elif self._policy == "drop":
+        elif policy == "drop":
             log.warning("dropped an invalid tool call (%s): %.200r", error, text)
-        else:
+        elif policy == "error" and not cut_off:  # cut off is no error: the output ran out
             d.error = {
                 "type": "invalid_tool_call",
                 "message": error,

@@ -62,7 +62,9 @@ class ToolCallInvalid:
     """A call that could not be read. ``index`` is set if its start was already emitted.
 
     ``text`` is the call's raw text, markers included; ``cut_off`` says the output ended inside
-    it (the ``length`` case) rather than the call being malformed.
+    it (the ``length`` case) rather than the call being malformed. ``reported``: the message
+    lists it in ``invalid_tool_calls`` (policy ``"report"``, the default, and ``"error"``);
+    otherwise its text went back to the content (``"content"``) or was dropped (``"drop"``).
     """
 
     index: Optional[int]
@@ -70,6 +72,7 @@ class ToolCallInvalid:
     text: str
     error: str
     cut_off: bool = False
+    reported: bool = True
 
 
 @dataclass(frozen=True, slots=True)

@@ -43,12 +43,20 @@ class ToolCall:
 
 @dataclass
 class InvalidToolCall:
-    """A call that could not be read: its raw text (markers included) and why."""
+    """A call that could not be read: its raw text (markers included) and why. ``index`` is the
+    index its start was streamed under (None: it never was: an unknown tool, a broken header)."""
 
     text: str
     error: str
     name: Optional[str] = None
     cut_off: bool = False
+    index: Optional[int] = None
+
+    def to_openai(self) -> dict:
+        out: dict[str, Any] = {"index": self.index, "name": self.name, "text": self.text, "error": self.error}
+        if self.cut_off:
+            out["cut_off"] = True
+        return out
 
 
 @dataclass
@@ -56,7 +64,8 @@ class Message:
     """An assistant message: reasoning, answer text and complete tool calls.
 
     ``tool_calls`` holds only complete calls whose arguments are a valid JSON object; a call that
-    could not be read is in ``invalid_tool_calls`` (and, by the default policy, in ``content``).
+    could not be read is in ``invalid_tool_calls`` (by the default policy; ``"content"`` puts its
+    text in ``content`` instead).
     """
 
     reasoning_content: Optional[str] = None
@@ -86,6 +95,8 @@ class Message:
             out["tool_calls"] = [c.to_openai() for c in self.tool_calls]
         if self.builtin_tool_calls:  # an extension field: OpenAI's message has none for them
             out["builtin_tool_calls"] = [builtin_to_openai(c) for c in self.builtin_tool_calls]
+        if self.invalid_tool_calls:  # likewise: the text of calls that could not be read
+            out["invalid_tool_calls"] = [c.to_openai() for c in self.invalid_tool_calls]
         if extensions:
             out["extensions"] = _extensions(self.events)
         return out
@@ -127,9 +138,8 @@ class MessageBuilder:
             elif kind is ToolCallInvalid:
                 if ev.index is not None:
                     self._open.pop(ev.index, None)
-                msg.invalid_tool_calls.append(
-                    InvalidToolCall(ev.text, ev.error, ev.name, ev.cut_off)
-                )
+                if ev.reported:
+                    msg.invalid_tool_calls.append(InvalidToolCall(ev.text, ev.error, ev.name, ev.cut_off, ev.index))
             elif kind is BuiltinToolCall:
                 msg.builtin_tool_calls.append(ev)
             elif kind is Finished:

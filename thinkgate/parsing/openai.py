@@ -6,13 +6,15 @@ import time
 import uuid
 from typing import Any, Optional
 
-from .events import BuiltinToolCall, ContentDelta, Event, ReasoningDelta, ToolCallArgumentsDelta, ToolCallStart
-from .message import REASONING_FIELDS, builtin_to_openai
+from .events import BuiltinToolCall, ContentDelta, Event, ReasoningDelta, ToolCallArgumentsDelta, ToolCallInvalid, ToolCallStart
+from .message import REASONING_FIELDS, InvalidToolCall, builtin_to_openai
 
 
 def render_deltas(events: list[Event], reasoning_field: str = "reasoning_content") -> list[dict]:
     """One delta dict per run of events of one kind: reasoning text, answer text, or one call's
     start and argument text (a call's first delta carries its ``id``, ``type`` and ``name``).
+    A call that could not be read comes as an ``invalid_tool_calls`` entry (an extension, as in
+    the message), naming the ``index`` its start was streamed under, if it was.
 
     >>> render_deltas([ReasoningDelta("a"), ReasoningDelta("b"), ContentDelta("c")])
     [{'reasoning_content': 'ab'}, {'content': 'c'}]
@@ -52,6 +54,10 @@ def render_deltas(events: list[Event], reasoning_field: str = "reasoning_content
             last_index = ev.index
         elif kind is BuiltinToolCall:
             out.append({"builtin_tool_calls": [builtin_to_openai(ev)]})
+        elif kind is ToolCallInvalid:
+            if not ev.reported:
+                continue
+            out.append({"invalid_tool_calls": [InvalidToolCall(ev.text, ev.error, ev.name, ev.cut_off, ev.index).to_openai()]})
         elif kind is ToolCallArgumentsDelta:
             if last_kind in (ToolCallStart, ToolCallArgumentsDelta) and last_index == ev.index:
                 out[-1]["tool_calls"][0]["function"]["arguments"] += ev.text
@@ -87,15 +93,17 @@ def chunk(
 
 
 def accumulate(deltas: list[dict]) -> dict:
-    """Fold streamed deltas into a message dict the way an OpenAI client does."""
+    """Fold streamed deltas into a message dict the way an OpenAI client does; a client that
+    reads the ``invalid_tool_calls`` extension drops the calls it names, as this one does."""
     msg: dict[str, Any] = {"role": "assistant", "content": None}
     calls: dict[int, dict] = {}
     for d in deltas:
         for key in ("content", "reasoning_content", "reasoning"):
             if d.get(key):
                 msg[key] = (msg.get(key) or "") + d[key]
-        if d.get("builtin_tool_calls"):
-            msg["builtin_tool_calls"] = msg.get("builtin_tool_calls", []) + d["builtin_tool_calls"]
+        for key in ("builtin_tool_calls", "invalid_tool_calls"):
+            if d.get(key):
+                msg[key] = msg.get(key, []) + d[key]
         for tc in d.get("tool_calls", ()):
             slot = calls.setdefault(
                 tc["index"], {"id": None, "type": "function", "function": {"name": "", "arguments": ""}}
@@ -105,6 +113,7 @@ def accumulate(deltas: list[dict]) -> dict:
             fn = tc.get("function", {})
             slot["function"]["name"] += fn.get("name") or ""
             slot["function"]["arguments"] += fn.get("arguments") or ""
-    if calls:
-        msg["tool_calls"] = [calls[i] for i in sorted(calls)]
+    void = {c["index"] for c in msg.get("invalid_tool_calls", ())}
+    if set(calls) - void:
+        msg["tool_calls"] = [calls[i] for i in sorted(calls) if i not in void]
     return msg

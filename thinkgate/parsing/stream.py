@@ -62,9 +62,11 @@ class StreamParser:
       leaves the arguments unchecked.
     * ``tokenizer``: needed to feed ``token_ids`` (a tokenizer, or a mapping marker → id). With
       ids, a marker counts only when its special token was generated.
-    * ``on_invalid_call``: ``"content"`` (default: the call's raw text becomes answer text),
-      ``"drop"`` (logged and dropped), or ``"error"`` (strict: the stream ends with
-      ``finish_reason="error"`` and ``error`` naming the problem).
+    * ``on_invalid_call``: where a call that cannot be read goes (its text lands in one place):
+      ``"report"`` (default: ``invalid_tool_calls``, raw text and error), ``"content"`` (its raw
+      text becomes answer text; for engines whose responses have no place for invalid calls),
+      ``"drop"`` (logged and dropped), or ``"error"`` (strict: reported, and the stream ends
+      with ``finish_reason="error"`` and ``error`` naming the problem).
     * ``recover_calls_in_reasoning``: read a tool block written before ``</think>`` as calls.
     * ``calls_after_content``: if ``False``, tool markup after answer text is answer text.
     * ``reasoning_only``: only split reasoning from the answer; the answer, tool markup and all,
@@ -83,7 +85,7 @@ class StreamParser:
         tools: Optional[Iterable[Any]] = None,
         *,
         tokenizer: Any = None,
-        on_invalid_call: str = "content",
+        on_invalid_call: str = "report",
         recover_calls_in_reasoning: bool = False,
         calls_after_content: bool = True,
         reasoning_only: bool = False,
