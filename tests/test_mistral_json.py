@@ -48,10 +48,22 @@ def test_arguments_stream_as_written_and_the_ids_are_nine_letters_and_digits():
     assert all(len(i) == 9 and i.isalnum() for i in ids) and len(set(ids)) == 2
 
 
-def test_ids_and_other_keys_the_template_writes_into_an_object_are_read_past():
-    text = '[TOOL_CALLS] [{"name": "now", "arguments": {}, "id": "a1B2c3D4e"},{"id": "x", "name": "get_weather", "arguments": {"city": "Rom"}}]'
+def test_the_id_an_item_carries_is_the_call_id_and_other_keys_are_read_past():
+    # Issue 15, point 2: the v3/v7 templates write each call's id after its arguments
+    # ({"name": …, "arguments": …, "id": "a1B2c3D4e"}), and models write it back so. An id the
+    # template would refuse (not nine letters and digits) gets a fresh one.
+    text = '[TOOL_CALLS] [{"name": "now", "arguments": {}, "id": "a1B2c3D4e"},{"id": "x", "name": "get_weather", "arguments": {"city": "Rom"}, "v": 1}]'
     m = every_split_agrees(text, format="mistral_json")
     assert [(c.name, c.arguments) for c in m.tool_calls] == [("now", "{}"), ("get_weather", '{"city": "Rom"}')]
+    assert [c.id for c in m.tool_calls] == ["a1B2c3D4e", "call_1"]  # (the test helper numbers fresh ids)
+    # the call streams once its object has closed, its first delta carrying that id
+    p = StreamParser("mistral_json")
+    deltas = [d for ch in (text[:60], text[60:]) for d in p.feed(ch)] + p.finish()
+    assert deltas[0]["tool_calls"][0]["id"] == "a1B2c3D4e" and deltas[0]["tool_calls"][0]["function"]["arguments"] == "{}"
+    # an id the model repeats is not the second call's too
+    twice = T.section_begin + T.array[0] + T.call_object("now", "{}", "a1B2c3D4e") + ", " + T.call_object("now", "{}", "a1B2c3D4e") + T.array[1]
+    ids = [c.id for c in every_split_agrees(twice, format="mistral_json").tool_calls]
+    assert ids == ["a1B2c3D4e", "call_1"]
 
 
 def test_a_broken_item_runs_to_the_end_and_the_items_before_it_stand():

@@ -188,7 +188,8 @@ class CallObject:
     """Arguments style: each call is one JSON object that names the tool and holds the
     arguments (``{"name": NAME, "arguments": {…}}``; Qwen3, Llama 3.x, Mistral's array).
     ``id_key`` is the key under which a chat template writes the call's id back into the
-    object (the parser reads past it)."""
+    object, after the arguments (Mistral's array): the id the model writes there becomes the
+    call's, so a call streams once its object has closed."""
 
     name_key: str = "name"
     arguments_key: str = "arguments"

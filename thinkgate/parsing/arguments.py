@@ -33,7 +33,7 @@ def arguments_reader(tools: ToolCallFormat, parameters: Any = None) -> Any:
 
 def call_object_reader(tools: ToolCallFormat) -> JsonWrapperScanner:
     """What reads a call object: its name and its arguments together."""
-    return JsonWrapperScanner(tools.name_key, tools.arguments_key)
+    return JsonWrapperScanner(tools.name_key, tools.arguments_key, tools.id_key)
 
 
 log = logging.getLogger("thinkgate.parsing")

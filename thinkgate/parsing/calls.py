@@ -75,6 +75,9 @@ class CallTracker:
             call_id = short_call_id(fmt.tools.id_length)
         self._call_id = call_id
         self._json_object = fmt.tools.call_object_layout
+        # A call object that carries its id after the arguments (Mistral's array) starts when it
+        # closes: its first delta must carry that id.
+        self._start_at_close = self._json_object and bool(fmt.tools.id_key)
         self.layout: Any = None
         self._next_index = 0
         self._ids_used: set[str] = set()
@@ -156,6 +159,12 @@ class CallTracker:
                 return own
         return self._call_id(self._call_index)
 
+    def _is_model_id(self, call_id: str) -> bool:
+        """Whether an id the model wrote can be the call's: where the format's template allows
+        only ``id_length`` letters and digits (Mistral), only such an id."""
+        n = self.fmt.tools.id_length
+        return bool(call_id) and (not n or (len(call_id) == n and all(c in _ID_CHARACTERS for c in call_id)))
+
     def unraw(self, k: int) -> str:
         """Take the last ``k`` characters back off the call's raw text."""
         tail = ""
@@ -179,7 +188,7 @@ class CallTracker:
             self.args.append(text)
             if self._suspect is None and self._call_index is not None:
                 self.d.out.append(ToolCallArgumentsDelta(self._call_index, text))
-        if self._json_object and reader.name is not None and self.name is None:
+        if self._json_object and reader.name is not None and self.name is None and not self._start_at_close:
             self.start(reader.name)
 
     def arguments(self, buf: str, pos: int, credits: Credits | None) -> int:
@@ -234,6 +243,11 @@ class CallTracker:
         arguments break the tool's schema)."""
         if self._suspect is not None:
             self._release_suspect()
+        reader = self._reader
+        if self._start_at_close and self.name is None and reader.name is not None:
+            if reader.call_id is not None and self._is_model_id(reader.call_id):
+                self.header_id.append(reader.call_id)
+            self.start(reader.name)
         if self._call_index is not None and self._schemas is not None:
             self.pending_error = self._schemas.error(self.name or "", "".join(self.args))
         if self._call_index is not None and self.pending_error is None:

@@ -29,11 +29,13 @@ class JsonWrapperScanner:
 
     KIND = "JSON"  # what the arguments are written in, for errors
 
-    __slots__ = ("state", "error", "name", "arguments_done", "spans", "_name_key", "_args_key", "_key", "_value", "_value_key", "_raw_name")
+    __slots__ = ("state", "error", "name", "call_id", "arguments_done", "spans", "_name_key", "_args_key", "_id_key", "_key", "_value", "_value_key", "_raw_name")
 
-    def __init__(self, name_key: str = "name", arguments_key: str = "arguments") -> None:
+    def __init__(self, name_key: str = "name", arguments_key: str = "arguments", id_key: str = "") -> None:
         self._name_key = name_key
         self._args_key = arguments_key
+        self._id_key = id_key
+        self.call_id: Optional[str] = None  # the value under id_key, when it is a string
         self.state = OPEN
         self.error: Optional[str] = None
         self.name: Optional[str] = None
@@ -81,7 +83,7 @@ class JsonWrapperScanner:
                 j = value.feed(text, i, end)
                 if self._value_key == self._args_key:
                     self.spans.append((i, j))
-                elif self._value_key == self._name_key:
+                elif self._value_key in (self._name_key, self._id_key):
                     self._raw_name.append(text[i:j])
                 if value.failed:
                     self._fail(f"{self._value_key!r}: {value.error}")
@@ -172,6 +174,12 @@ class JsonWrapperScanner:
             self.name = name
         elif key == self._args_key:
             self.arguments_done = True
+        elif key == self._id_key:
+            try:
+                value = json.loads("".join(self._raw_name))
+            except ValueError:
+                value = None
+            self.call_id = value if isinstance(value, str) else None
         self.state = AFTER
 
     def _close(self) -> None:
