@@ -176,3 +176,67 @@ def test_a_parser_fault_returns_the_output_as_content(tokenizer, monkeypatch):
     out = tool_parser.extract_tool_calls_streaming("", "", "one", [], [], [], req)
     assert out.content == "one"
     assert tool_parser.extract_tool_calls_streaming("", "", "two", [], [], [], req).content == "two"
+
+
+def _through_vllm(name, tokenizer, text, step, kwargs=None, prompt_ids=None):
+    """The output through vLLM's own composed parser (what its server holds per request): whole
+    with ``parse``, and streamed ``step`` tokens a delta with ``parse_delta``."""
+    from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
+    from vllm.parser.parser_manager import ParserManager
+
+    tools = [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}]
+    cls = ParserManager.get_parser("thinkgate_" + name, "thinkgate_" + name, enable_auto_tools=True)
+    req = ChatCompletionRequest(model="m", messages=[{"role": "user", "content": "x"}], tools=tools, tool_choice="auto", chat_template_kwargs=kwargs or {})
+    reasoning, content, calls = cls(tokenizer, tools).parse(text, req, enable_auto_tools=True)
+    whole = (reasoning, content, [(c.name, c.arguments) for c in calls or []])
+    p = cls(tokenizer, tools)
+    ids = tokenizer.encode(text, add_special_tokens=False)
+    r, c, streamed_calls, previous = [], [], {}, ""
+    for k in range(0, len(ids), step):
+        current = tokenizer.decode(ids[: k + step], skip_special_tokens=False)
+        delta, previous = current[len(previous) :], current
+        d = p.parse_delta(delta, ids[k : k + step], req, prompt_ids, finished=k + step >= len(ids))
+        if d is None:
+            continue
+        r.append(d.reasoning or "")
+        c.append(d.content or "")
+        for tc in d.tool_calls or []:
+            slot = streamed_calls.setdefault(tc.index, ["", ""])
+            slot[0] += (tc.function.name or "") if tc.function else ""
+            slot[1] += (tc.function.arguments or "") if tc.function else ""
+    streamed = ("".join(r) or None, "".join(c) or None, [tuple(streamed_calls[i]) for i in sorted(streamed_calls)])
+    return whole, streamed
+
+
+@pytest.mark.parametrize("step", [1, 2, 3])
+def test_vllm_streams_what_it_returns(tokenizer, step):
+    # Issue 15, point 6: the whole response and the streamed one agree through vLLM's own
+    # composed parser, text kept as written, with a call and without.
+    fmt = get_format("deepseek_r1")
+    call = fmt.tools.section_text([("get_weather", '{"city": "Paris"}')])
+    for answer, content, calls in [
+        (" The answer is 42.\n", " The answer is 42.\n", []),
+        ("\n\nThe answer is 42.\n", "\n\nThe answer is 42.\n", []),
+        ("Let me check.\n" + call, "Let me check.\n", [("get_weather", '{"city": "Paris"}')]),
+        ("\n\n" + call, None, [("get_weather", '{"city": "Paris"}')]),
+    ]:
+        whole, streamed = _through_vllm("deepseek_r1", tokenizer, "Plan." + fmt.reasoning.close + answer, step)
+        assert whole == streamed == ("Plan.", content, calls), answer
+
+
+def test_a_thinking_keyword_the_template_ignores_changes_nothing(tokenizer, qwen_tokenizer):
+    # Issue 15, point 6: R1's template reads no keyword (it always opens <think>), so
+    # enable_thinking: false leaves the reasoning reasoning, whole as streamed; Qwen3's reads
+    # enable_thinking and not thinking.
+    r1 = get_format("deepseek_r1")
+    prompt = tokenizer.encode("<｜Assistant｜><think>\n", add_special_tokens=False)
+    text = "Plan." + r1.reasoning.close + "Done."
+    whole, streamed = _through_vllm("deepseek_r1", tokenizer, text, 2, {"enable_thinking": False}, prompt)
+    assert whole == streamed == ("Plan.", "Done.", [])
+    qwen = get_format("qwen3")
+    reasoning_parser = ReasoningParserManager.get_reasoning_parser("thinkgate_qwen3")(qwen_tokenizer)
+    said = qwen.reasoning.open + "Plan." + qwen.reasoning.close + "Done."
+    off = SimpleNamespace(tools=None, tool_choice="auto", chat_template_kwargs={"enable_thinking": False})
+    ignored = SimpleNamespace(tools=None, tool_choice="auto", chat_template_kwargs={"thinking": False})
+    assert reasoning_parser.extract_reasoning("Done.", off) == (None, "Done.")
+    assert reasoning_parser.extract_reasoning(said, ignored) == ("Plan.", "Done.")

@@ -53,11 +53,15 @@ UNSUPPORTED_KEY = "thinkgate_unsupported"
 
 
 def _requested_thinking(request: Any, fmt: ChatFormat) -> Any:
+    """Whether the request turned thinking on or off, by the one keyword the format's chat
+    template reads (None: not said, or a format whose template reads none). A keyword the template
+    ignores (``enable_thinking`` sent to R1's, ``thinking`` to Qwen3's) changes nothing in the
+    prompt, so it changes nothing here either: the streamed response, which reads the prompt, and
+    the whole one agree."""
     kwargs = getattr(request, "chat_template_kwargs", None) or {}
-    # The format's own keyword first; clients of other templates send either name.
-    for key in dict.fromkeys(k for k in (fmt.reasoning.toggle, "thinking", "enable_thinking") if k):
-        if key in kwargs:
-            return bool(kwargs[key])
+    toggle = fmt.reasoning.toggle
+    if toggle and toggle in kwargs:
+        return bool(kwargs[toggle])
     return None
 
 
