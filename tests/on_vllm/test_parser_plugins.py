@@ -226,8 +226,9 @@ def test_vllm_streams_what_it_returns(tokenizer, step):
 
 def test_a_thinking_keyword_the_template_ignores_changes_nothing(tokenizer, qwen_tokenizer):
     # Issue 15, point 6: R1's template reads no keyword (it always opens <think>), so
-    # enable_thinking: false leaves the reasoning reasoning, whole as streamed; Qwen3's reads
-    # enable_thinking and not thinking.
+    # enable_thinking: false leaves the reasoning reasoning, whole as streamed (the stream reads
+    # the prompt; the whole response sees the output close its reasoning); Qwen3's template reads
+    # enable_thinking, and an output that never closes reasoning is then the answer.
     r1 = get_format("deepseek_r1")
     prompt = tokenizer.encode("<｜Assistant｜><think>\n", add_special_tokens=False)
     text = "Plan." + r1.reasoning.close + "Done."

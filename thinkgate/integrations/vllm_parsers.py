@@ -53,16 +53,25 @@ UNSUPPORTED_KEY = "thinkgate_unsupported"
 
 
 def _requested_thinking(request: Any, fmt: ChatFormat) -> Any:
-    """Whether the request turned thinking on or off, by the one keyword the format's chat
-    template reads (None: not said, or a format whose template reads none). A keyword the template
-    ignores (``enable_thinking`` sent to R1's, ``thinking`` to Qwen3's) changes nothing in the
-    prompt, so it changes nothing here either: the streamed response, which reads the prompt, and
-    the whole one agree."""
+    """Whether the request turned thinking on or off (None: not said): the format's own keyword
+    first; clients of other templates send either name."""
     kwargs = getattr(request, "chat_template_kwargs", None) or {}
-    toggle = fmt.reasoning.toggle
-    if toggle and toggle in kwargs:
-        return bool(kwargs[toggle])
+    for key in dict.fromkeys(k for k in (fmt.reasoning.toggle, "thinking", "enable_thinking") if k):
+        if key in kwargs:
+            return bool(kwargs[key])
     return None
+
+
+def _thinking_for_output(requested: Any, fmt: ChatFormat, model_output: str) -> Any:
+    """Where a whole output starts, when the prompt is not at hand (vLLM gives the non-streamed
+    reasoning parser none): as requested, unless thinking was turned off and the output closes
+    its reasoning all the same. Then the template ignored the keyword (``enable_thinking:
+    false`` sent to R1's, which always opens ``<think>``), and the output is read as the format's
+    default reads it, as the streamed response, which reads the prompt, reads it too."""
+    r = fmt.reasoning
+    if requested is False and fmt.tools.messages is None and r.close and str(r.close) in model_output:
+        return r.default_thinking
+    return requested
 
 
 def _tools(request: Any) -> Optional[list]:
@@ -164,7 +173,9 @@ class ThinkgateReasoningParser(ReasoningParser):
 
     def extract_reasoning(self, model_output: str, request: Any) -> tuple[Optional[str], Optional[str]]:
         try:
-            thinking = self._thinking if self._thinking is not None else _requested_thinking(request, self.format)
+            thinking = self._thinking
+            if thinking is None:
+                thinking = _thinking_for_output(_requested_thinking(request, self.format), self.format, model_output)
             m = parse(model_output, self.format, thinking=thinking, reasoning_only=True)
             return m.reasoning_content, m.content
         except Exception:  # never the server's 500: the output comes back as content
