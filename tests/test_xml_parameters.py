@@ -96,7 +96,7 @@ def test_a_value_with_markup_text_and_newlines_is_kept_whole(fmt):
     [
         ("{key_open}city{key_close}{mid}x{value_close}\n{key_open}city{key_close}{mid}y{value_close}\n", "given twice"),
         ("{key_open}ci ty{key_close}{mid}x{value_close}\n", "invalid parameter name"),
-        ("{key_open}city{key_close}{mid}x", "ended before"),
+        ("{key_open}city{key_close}{mid}x", "has no closing tag"),
     ],
 )
 def test_unreadable_parameters_make_the_call_invalid_and_spare_the_next(fmt, body, error):
@@ -330,3 +330,33 @@ def test_the_grammar_lets_no_whitespace_around_a_value_but_the_padding(fmt):
             m = parse(call(key, written), fmt, tools=SPACED, thinking=False)
             value = json.loads(m.tool_calls[0].arguments)[key]
             assert value == (42 if key == "n" else written.removeprefix(p).removesuffix(p) if p else written)
+
+
+HEADLESS_TOOLS = [{"type": "function", "function": {"name": "get_current_weather", "parameters": {"type": "object", "properties": {
+    "location": {"type": "string"}, "unit": {"type": "string"}, "days": {"type": "integer"}}}}}]
+
+
+def test_a_headless_call_ends_with_its_footer_and_what_follows_is_the_answer():
+    # Qwen3-Coder's call with neither <tool_call> nor </tool_call>: its </function> footer ends it
+    # (before, the footer and the text after it came back as content beside the call)
+    call = "<function=get_current_weather>\n<parameter=location>\nParis\n</parameter>\n</function>"
+    for tail, content in (("\nDone.", "Text prefix\n\nDone."), ("\n</tool_call>\nDone.", "Text prefix\n\n\nDone."), ("", "Text prefix\n\n")):
+        m = every_split_agrees("Text prefix\n\n" + call + tail, format="qwen3_coder", tools=HEADLESS_TOOLS)
+        assert [(c.name, c.arguments) for c in m.tool_calls] == [("get_current_weather", '{"location": "Paris"}')], tail
+        assert m.content == content and m.invalid_tool_calls == [] and m.finish_reason == "tool_calls"
+
+
+def test_a_parameter_without_its_closing_tag_is_a_malformed_call_not_a_cut_off_one():
+    # SGLang test/registered/function_call/test_qwen3_coder_detector/test_cases.py,
+    # "implicit_parameter_close": SGLang reads the next <parameter= as closing the last one; here
+    # (issue 15, point 7) such a call is invalid, and, its footer written, malformed rather than
+    # cut off by the end of the output
+    body = "<function=get_current_weather>\n<parameter=location>Paris\n<parameter=unit>celsius\n<parameter=days>3\n</function>"
+    for text in ("Text prefix\n\n" + body, "Text prefix\n\n<tool_call>\n" + body + "\n</tool_call>"):
+        m = every_split_agrees(text, format="qwen3_coder", tools=HEADLESS_TOOLS)
+        assert m.tool_calls == [] and m.content == "Text prefix\n\n" and m.finish_reason == "stop"
+        [invalid] = m.invalid_tool_calls
+        assert invalid.error == "the parameter 'location' has no closing tag" and not invalid.cut_off
+    # written up to the middle of a value, it is the output's end that cut it
+    m = every_split_agrees("Text prefix\n\n" + body[: body.index("Paris") + 3], format="qwen3_coder", tools=HEADLESS_TOOLS)
+    assert m.invalid_tool_calls[0].cut_off and m.finish_reason == "length"

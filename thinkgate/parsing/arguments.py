@@ -1,7 +1,8 @@
 """The reader of a call's arguments, chosen by the format's arguments style.
 
 Every reader offers the same interface to the call tracker (``feed``, ``done``, ``failed``,
-``in_string``, ``end``, ``arguments_text``, ``error``, ``KIND``): a JSON object
+``in_string``, ``end``, ``arguments_text``, ``error``, ``KIND``, ``unfinished``,
+``ended_in_value``): a JSON object
 (:class:`~thinkgate.parsing.json_scanner.JsonScanner`), parameters written as text and typed by
 the tool's schema (:class:`~thinkgate.parsing.xml_arguments.XmlArgumentsScanner`), or a call
 object holding the name beside the arguments
@@ -27,7 +28,7 @@ def arguments_reader(tools: ToolCallFormat, parameters: Any = None) -> Any:
     tool's schema, which types parameters written as text)."""
     xml = tools.xml
     if xml is not None:
-        return XmlArgumentsScanner(xml, parameters)
+        return XmlArgumentsScanner(xml, parameters, footer="".join(tools.footer.split()))
     return JsonScanner()
 
 

@@ -72,7 +72,19 @@ class CallEndStages:
         d, calls = self.d, self.calls
         p, m, end = d.find(self._after_args, buf, pos, credits)
         seen = self._after + buf[pos:end]
-        if not self._footer.startswith("".join(seen.split())):
+        compact = "".join(seen.split())
+        if self._footer and compact.startswith(self._footer) and compact != self._footer:
+            # The whole footer, then other text (a call whose end marker was left out: Qwen3-Coder's
+            # `<function=…>…</function>` with no `</tool_call>`): the footer is the call's, and the
+            # call ends with it (and the whitespace after it, which chunking may already have
+            # given to the call); what follows is read as what follows a call.
+            q = _past_non_space(buf, pos, end, len(self._footer) - len("".join(self._after.split())))
+            while q < end and buf[q].isspace():
+                q += 1
+            calls.raw.append(buf[pos:q])
+            self._close()
+            return q
+        if not self._footer.startswith(compact):
             # Text after a complete call that is not its footer: the call stands, and the text
             # (with what looked like the footer's start) is read as the section's stray text.
             del calls.raw[self._after_raw :]
@@ -119,3 +131,12 @@ class CallEndStages:
         calls.invalid(calls.pending_error or "invalid tool call")
         self._go_on()
         return end
+
+
+def _past_non_space(buf: str, pos: int, end: int, n: int) -> int:
+    """Where, from ``pos``, ``n`` characters other than whitespace have been passed."""
+    while n > 0 and pos < end:
+        if not buf[pos].isspace():
+            n -= 1
+        pos += 1
+    return pos

@@ -230,7 +230,7 @@ class CallTracker:
         if credits is None and reader.in_string:
             return self._suspect_marker(reader, buf, p, m)
         # The marker is real and the object is still open: the call is broken off.
-        error = "the call ended before its arguments' JSON object closed"
+        error = reader.unfinished() or "the call ended before its arguments' JSON object closed"
         if self._suspect is not None:
             # ... and so was it at the marker text met inside a string: end the call there.
             self._roll_back_suspect(error, buf, p)
@@ -332,6 +332,10 @@ class CallTracker:
 
     def cut_off(self) -> None:
         """The output ended inside the call."""
+        reader = self._reader
+        if self.d.stage == self.layout.ARGUMENTS and reader is not None and reader.ended_in_value():
+            self.invalid(reader.unfinished() or "invalid tool call")  # it ended before the output did
+            return
         self.d.cut_off = True
         self.invalid(self.pending_error or "the output ended inside a tool call", cut_off=True)
 

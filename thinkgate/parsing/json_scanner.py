@@ -79,6 +79,12 @@ class JsonScanner:
         """The arguments' JSON in what was just read: all of it."""
         return buf[start:end]
 
+    def unfinished(self) -> Optional[str]:
+        return None  # an open object says all there is to say
+
+    def ended_in_value(self) -> bool:
+        return False  # a JSON object's end is its own closing brace
+
     def end(self, buf: str, pos: int, end: int) -> bool:
         """An object is done only when it closes, never at a marker."""
         return False

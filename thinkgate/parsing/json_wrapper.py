@@ -58,6 +58,12 @@ class JsonWrapperScanner:
         """The arguments' JSON in what was just read: the arguments value's spans only."""
         return "".join(buf[a:b] for a, b in self.spans) if end > start else ""
 
+    def unfinished(self) -> Optional[str]:
+        return None  # an open object says all there is to say
+
+    def ended_in_value(self) -> bool:
+        return False  # a JSON object's end is its own closing brace
+
     def end(self, buf: str, pos: int, end: int) -> bool:
         return False
 

@@ -30,8 +30,9 @@ BETWEEN, KEY, BEFORE_VALUE, VALUE, DONE, FAILED = range(6)
 class XmlArgumentsScanner:
 
     KIND = "parameters"  # what the arguments are written in, for errors
-    def __init__(self, xml: XmlArguments, parameters: Optional[Mapping[str, Any]] = None) -> None:
+    def __init__(self, xml: XmlArguments, parameters: Optional[Mapping[str, Any]] = None, footer: str = "") -> None:
         self._xml = xml
+        self._footer = footer  # the call's footer, spaces aside: inside a value, the call ended there
         self._properties = _properties(parameters)
         self.state = BETWEEN
         self.error: Optional[str] = None
@@ -141,6 +142,15 @@ class XmlArgumentsScanner:
             self._close_object()
             return True
         return False
+
+    def unfinished(self) -> Optional[str]:
+        """Why the arguments are not complete, where there is more to say than that they are not."""
+        return f"the parameter {self._key!r} has no closing tag" if self.state == VALUE else None
+
+    def ended_in_value(self) -> bool:
+        """Whether the call's footer came inside a value that never closed: the call ended there,
+        its parameter unclosed (a malformed call, not one the end of the output cut off)."""
+        return self.state == VALUE and bool(self._footer) and self._footer in "".join(self._chunks) + self._tail
 
     def _value(self, text: str) -> None:
         pad = self._xml.padding
