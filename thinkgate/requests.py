@@ -11,7 +11,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any, Literal, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from .formats import get_format
 from .formats.tokens import single_token_id
@@ -122,7 +122,10 @@ class ChatRequest(BaseModel):
 
     ``thinking``: True/False asks the chat template to open or close reasoning; unset leaves the
     format's default. ``thinking_budget``: at most that many reasoning tokens (then ``</think>`` is
-    forced). ``max_tokens`` bounds the whole output."""
+    forced). ``max_tokens`` (or OpenAI's newer name, ``max_completion_tokens``) bounds the whole
+    output; ``stop`` ends it at the first of its strings. ``n``, ``stream``, ``metadata`` and
+    ``user`` are read as OpenAI clients send them: one choice, no streaming, the rest ignored.
+    Message content may be OpenAI's list of text parts (joined); other parts are refused."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -134,26 +137,91 @@ class ChatRequest(BaseModel):
     thinking: Optional[bool] = None
     thinking_budget: Optional[int] = Field(default=None, ge=0)
     max_tokens: int = Field(default=512, ge=1)
+    max_completion_tokens: Optional[int] = Field(default=None, ge=1)
+    stop: Optional[list[str]] = None
+    n: int = Field(default=1, ge=1)
+    stream: bool = False
     temperature: float = Field(default=1.0, ge=0)
     top_p: float = Field(default=1.0, gt=0, le=1)
     top_k: Optional[int] = Field(default=None, ge=1)
     seed: Optional[int] = None
     model: Optional[str] = None
+    metadata: Optional[dict[str, Any]] = None
+    user: Optional[str] = None
 
     @field_validator("messages")
     @classmethod
-    def _roles(cls, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        for i, m in enumerate(messages):
-            role = m.get("role")
-            if role not in ("system", "developer", "user", "assistant", "tool"):
-                raise ValueError(f"messages[{i}] has an unknown role {role!r}")
-        return messages
+    def _messages(cls, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [_message(i, m) for i, m in enumerate(messages)]
+
+    @field_validator("stop", mode="before")
+    @classmethod
+    def _stop(cls, value: Any) -> Any:
+        # OpenAI takes one string or a list of them; an empty string would end every output at once
+        stops = [value] if isinstance(value, str) else value
+        if isinstance(stops, list) and any(s == "" for s in stops):
+            raise ValueError("a stop string cannot be empty")
+        return stops or None
+
+    @field_validator("n")
+    @classmethod
+    def _one_choice(cls, n: int) -> int:
+        if n != 1:
+            raise ValueError(f"thinkgate generates one choice per request, not {n}; send the request {n} times (with different seeds)")
+        return n
+
+    @field_validator("stream")
+    @classmethod
+    def _no_stream(cls, stream: bool) -> bool:
+        if stream:
+            raise ValueError("streaming is not supported here (results are whole chat.completion objects): leave stream out or false")
+        return stream
+
+    @model_validator(mode="after")
+    def _max_tokens(self) -> "ChatRequest":
+        given = self.max_completion_tokens
+        if given is not None:
+            if "max_tokens" in self.model_fields_set and self.max_tokens != given:
+                raise ValueError(f"max_tokens ({self.max_tokens}) and max_completion_tokens ({given}) disagree; give one of them")
+            self.max_tokens = given
+        return self
 
     @property
     def effective_tool_choice(self) -> Any:
         if self.tool_choice is not None:
             return self.tool_choice
         return "auto" if self.tools else "none"
+
+
+_ROLES = ("system", "developer", "user", "assistant", "tool")
+
+
+def _message(i: int, m: Any) -> dict[str, Any]:
+    """One message, checked, with OpenAI's text parts joined into the string templates expect.
+    Errors name the field (``messages[1].content``), as a user finds it in the request."""
+    if not isinstance(m, dict):
+        raise ValueError(f"messages[{i}] must be an object, not {type(m).__name__}")
+    role = m.get("role")
+    if role not in _ROLES:
+        raise ValueError(f"messages[{i}].role: unknown role {role!r} (one of {', '.join(_ROLES)})")
+    content = m.get("content")
+    if isinstance(content, list):
+        texts = []
+        for k, part in enumerate(content):
+            kind = part.get("type") if isinstance(part, dict) else None
+            if kind != "text" or not isinstance(part.get("text"), str):
+                what = f"part type {kind!r}" if kind else "a part that is not {\"type\": \"text\", \"text\": ...}"
+                raise ValueError(f"messages[{i}].content[{k}]: {what} is not supported (only text parts)")
+            texts.append(part["text"])
+        # parts are joined by a line break, as vLLM's server joins them for a string template
+        m = {**m, "content": "\n".join(texts)}
+    elif content is None:
+        if role != "assistant" or not m.get("tool_calls"):
+            needs = "an assistant message without tool_calls" if role == "assistant" else f"a {role} message"
+            raise ValueError(f"messages[{i}].content is missing: {needs} needs content")
+    elif not isinstance(content, str):
+        raise ValueError(f"messages[{i}].content must be a string or a list of text parts, not {type(content).__name__}")
+    return m
 
 
 def chat_completion(

@@ -19,6 +19,7 @@ from ..formats import ChatFormat, get_format
 from ..formats.templates import apply_chat_template
 from ..parsing import Message, StreamParser
 from ..requests import ChatRequest, chat_completion
+from .stops import cut_at_stop, stop_in_tail
 
 
 @dataclass
@@ -32,6 +33,7 @@ class RowSpec:
     thinking: Any = None  # None: read from the prompt's ids
     thinking_budget: Optional[int] = None
     max_new_tokens: Optional[int] = None  # this row's own limit (the batch's may be larger)
+    stop: Optional[list[str]] = None  # OpenAI's stop strings: the output ends before the first
 
 
 class ToolCallLogitsProcessor(LogitsProcessor):
@@ -39,7 +41,8 @@ class ToolCallLogitsProcessor(LogitsProcessor):
     grammar, with thinking left free.
 
     ``prompt_lengths`` are the unpadded prompt lengths (for left-padded batches). After
-    ``generate``, :meth:`results` parses each row's output.
+    ``generate``, :meth:`results` parses each row's output. ``on_finish(row)`` is called as each
+    row ends (so that progress moves while the batch goes on).
     """
 
     def __init__(
@@ -48,6 +51,7 @@ class ToolCallLogitsProcessor(LogitsProcessor):
         rows: Sequence[RowSpec],
         prompt_lengths: Sequence[int],
         vocab_size: Optional[int] = None,
+        on_finish: Optional[Callable[[int], None]] = None,
     ) -> None:
         if len(rows) != len(prompt_lengths):
             raise ValueError("one RowSpec and one prompt length per batch row")
@@ -64,6 +68,8 @@ class ToolCallLogitsProcessor(LogitsProcessor):
         self._finished = [False] * len(rows)
         self._generated = [0] * len(rows)
         self._limited: dict[int, int] = {}  # row -> where its token limit forced end-of-sequence
+        self._stopped: set[int] = set()  # rows that wrote a stop string (end-of-sequence forced next)
+        self.on_finish = on_finish
         self._prompt_width = 0
         self._masker: Optional[BatchMasker] = None
 
@@ -94,8 +100,13 @@ class ToolCallLogitsProcessor(LogitsProcessor):
                     continue
                 self._generated[i] += 1
                 req.accept_token(last[i])
-                if last[i] in self.stop_ids or req.is_terminated():
+                row = self.rows[i]
+                if row.stop and stop_in_tail(self.tokenizer, input_ids[i, self._prompt_width :].tolist(), row.stop):
+                    self._stopped.add(i)
+                if last[i] in self.stop_ids or req.is_terminated() or i in self._stopped:
                     self._finished[i] = True
+                    if self.on_finish is not None:
+                        self.on_finish(i)
         active = [None if self._finished[i] else req for i, req in enumerate(self.requests)]
         self._masker(active, scores)
         # A row at its own token limit may only end.
@@ -106,14 +117,17 @@ class ToolCallLogitsProcessor(LogitsProcessor):
         ]
         if at_limit:
             self._limited.update((i, self._generated[i]) for i in at_limit)
-            scores[at_limit] = float("-inf")
-            scores[torch.tensor(at_limit).unsqueeze(1), torch.tensor(self.stop_ids)] = 0.0
+        # ...and so may a row that wrote a stop string (it is cut there afterwards).
+        forced = at_limit + sorted(self._stopped.difference(at_limit))
+        if forced:
+            scores[forced] = float("-inf")
+            scores[torch.tensor(forced).unsqueeze(1), torch.tensor(self.stop_ids)] = 0.0
         return scores
 
     def results(self, sequences: torch.Tensor) -> list[tuple[Message, int]]:
         """``(message, completion_tokens)`` per row, from ``generate``'s output sequences. A row
         that ended without its grammar ending (its own or the batch's token limit) has
-        ``finish_reason="length"``."""
+        ``finish_reason="length"``; one cut at a stop string, ``"stop"``."""
         out = []
         for i, (row, grammar) in enumerate(zip(self.rows, self._grammars)):
             ids = sequences[i, self._prompt_width :].tolist()
@@ -133,9 +147,14 @@ class ToolCallLogitsProcessor(LogitsProcessor):
                 tools=row.tools,
                 tokenizer=self.tokenizer,
             )
-            text = self.tokenizer.decode(body, skip_special_tokens=False, clean_up_tokenization_spaces=False)
-            parser.feed_events(text, body)
-            parser.finish_events("error" if failed else None if natural else "length")
+            cut = cut_at_stop(self.tokenizer, body, row.stop)
+            if cut is not None:  # the output ends before its first stop string, whatever came after
+                kept, text = cut
+                failed = False
+            else:
+                kept, text = body, self.tokenizer.decode(body, skip_special_tokens=False, clean_up_tokenization_spaces=False)
+            parser.feed_events(text, kept)
+            parser.finish_events("error" if failed else "stop" if cut is not None else None if natural else "length")
             message = parser.message
             if failed:  # the grammar ended this row (the batch went on): say why
                 message.error = {"type": "constraint_error", "message": req.error}
@@ -163,12 +182,15 @@ def generate_chat(
     chat_template: Optional[str] = None,
     model_name: str = "local",
     on_batch: Optional[Callable[[int], None]] = None,
+    on_progress: Optional[Callable[[int], None]] = None,
 ) -> list[dict]:
     """Generate for OpenAI-shape requests with ``model.generate`` under thinkgate's grammar, and
     return one OpenAI ``chat.completion`` per request (in order).
 
     Requests are batched (left-padded) by their sampling settings; each row keeps its own tools,
-    tool_choice, thinking, budget and ``max_tokens``."""
+    tool_choice, thinking, budget, ``max_tokens`` and ``stop``. ``on_batch(n)`` is called after
+    each batch of ``n`` requests; ``on_progress(n)`` as ``n`` more requests end their generation,
+    row by row while a batch goes on (a progress bar's ``update``)."""
     fmt = get_format(format)
     eos = tokenizer.convert_tokens_to_ids(fmt.eos)
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else eos
@@ -181,11 +203,18 @@ def generate_chat(
         for start in range(0, len(members), batch_size):
             chunk = members[start : start + batch_size]
             rows = [
-                RowSpec(fmt, requests[i].tools, requests[i].effective_tool_choice, requests[i].parallel_tool_calls, None, requests[i].thinking_budget, requests[i].max_tokens)
+                RowSpec(fmt, requests[i].tools, requests[i].effective_tool_choice, requests[i].parallel_tool_calls, None, requests[i].thinking_budget, requests[i].max_tokens, requests[i].stop)
                 for i in chunk
             ]
             batch = [prompts[i] for i in chunk]
-            processor = ToolCallLogitsProcessor(tokenizer, rows, [len(p) for p in batch], vocab_size=_vocab_size(model, tokenizer))
+            ended: set[int] = set()
+
+            def row_ended(row: int) -> None:
+                ended.add(row)
+                if on_progress is not None:
+                    on_progress(1)
+
+            processor = ToolCallLogitsProcessor(tokenizer, rows, [len(p) for p in batch], vocab_size=_vocab_size(model, tokenizer), on_finish=row_ended)
             input_ids, attention_mask = _pad_left(batch, pad)
             if seed is not None:
                 torch.manual_seed(seed)
@@ -210,6 +239,8 @@ def generate_chat(
                     completion_tokens=n_out,
                     request_id=requests[i].id,
                 )
+            if on_progress is not None and len(ended) < len(chunk):  # rows the batch's end ended
+                on_progress(len(chunk) - len(ended))
             if on_batch is not None:
                 on_batch(len(chunk))
     return results  # type: ignore[return-value]

@@ -16,6 +16,7 @@ from ..formats.templates import apply_chat_template
 from ..parsing import StreamParser
 from ..requests import ChatRequest, chat_completion
 from ..requests import OPTION_KEY, RequestOptions
+from .stops import cut_at_stop
 from .vllm import ThinkgateLogitsProcessor, check_options
 
 
@@ -52,6 +53,7 @@ def sampling_params(request: ChatRequest, format: str | ChatFormat, tokenizer: A
         top_p=request.top_p,
         top_k=request.top_k or 0,
         seed=request.seed,
+        stop=request.stop,
         skip_special_tokens=False,
         extra_args={OPTION_KEY: opts.to_json()},
     )
@@ -81,10 +83,13 @@ def generate_chat(
         stop = tokenizer.convert_tokens_to_ids(fmt.eos)
         body = ids[:-1] if ids and ids[-1] == stop else ids
         parser = StreamParser(fmt, thinking=_thinking(prompt, tokenizer, fmt), tools=request.tools, tokenizer=tokenizer)
-        text = tokenizer.decode(body, skip_special_tokens=False, clean_up_tokenization_spaces=False)
-        parser.feed_events(text, body)
-        error = _grammar_error(request, fmt, tokenizer, prompt, ids)
-        parser.finish_events("error" if error else "length" if completion.finish_reason == "length" else None)
+        # vLLM ended the output at its stop string and kept the tokens that wrote it: cut the
+        # text where the transformers engine cuts it
+        cut = cut_at_stop(tokenizer, body, request.stop)
+        kept, text = cut if cut is not None else (body, tokenizer.decode(body, skip_special_tokens=False, clean_up_tokenization_spaces=False))
+        parser.feed_events(text, kept)
+        error = None if cut is not None else _grammar_error(request, fmt, tokenizer, prompt, ids)
+        parser.finish_events("error" if error else "stop" if cut is not None else "length" if completion.finish_reason == "length" else None)
         message = parser.message
         if error:  # the processor ended this request (the batch went on): say why
             message.error = {"type": "constraint_error", "message": error}
