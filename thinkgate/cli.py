@@ -1,4 +1,6 @@
-"""The ``thinkgate`` command: ``demo`` and ``generate``."""
+"""The ``thinkgate`` command: ``demo``, ``formats``, ``inspect``, ``detect`` and ``generate``
+(in :mod:`thinkgate.cli_generate`). A user's mistake is one line on stderr and status 2, never a
+traceback (:class:`~thinkgate.cli_checks.UserError`)."""
 
 from __future__ import annotations
 
@@ -8,87 +10,9 @@ import os
 import sys
 from typing import Optional
 
-from pydantic import ValidationError
-
-
-def _read_requests(lines, errors: list[str]) -> list:
-    from .requests import ChatRequest
-
-    out = []
-    for n, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-            if not isinstance(data, dict):
-                raise ValueError(f"a request is a JSON object, not {type(data).__name__}")
-            out.append((n, ChatRequest(**data)))
-        except (ValueError, ValidationError, TypeError) as e:
-            detail = "; ".join(f"{'.'.join(map(str, err['loc']))}: {err['msg']}" for err in e.errors()) if isinstance(e, ValidationError) else str(e)
-            errors.append(f"line {n}: {detail}")
-    return out
-
-
-def cmd_generate(args: argparse.Namespace) -> int:
-    from tqdm import tqdm
-
-    errors: list[str] = []
-    with (sys.stdin if args.input == "-" else open(args.input, encoding="utf-8")) as f:
-        requests = _read_requests(f, errors)
-    for e in errors:
-        print(f"error: {e} (skipped)", file=sys.stderr)
-    if args.engine == "vllm":
-        from .integrations.vllm_offline import generate_chat as vllm_generate
-        from .integrations.vllm_offline import make_llm
-
-        llm = make_llm(args.model, max_model_len=args.max_model_len)
-
-        def generate(_model, _tokenizer, part, **kw):
-            kw.pop("batch_size", None)
-            return vllm_generate(llm, part, **kw)
-
-        model = tokenizer = None
-    else:
-        from .demo import deepseek_tokenizer, load
-        from .integrations.transformers import generate_chat as generate
-
-        model, tokenizer = load(args.model)
-        if args.tokenizer == "deepseek":
-            tokenizer = deepseek_tokenizer()
-    out = sys.stdout if args.output == "-" else open(args.output, "w", encoding="utf-8")
-    written = 0
-    try:
-        with tqdm(total=len(requests), desc="generate", unit="req", file=sys.stderr, disable=args.quiet) as bar:
-            # one request at a time into the batcher keeps a line's failure to itself
-            batch = [r for _, r in requests]
-            lines = [n for n, _ in requests]
-            for start in range(0, len(batch), args.batch_size):
-                part = batch[start : start + args.batch_size]
-                try:
-                    results = generate(model, tokenizer, part, format=args.format, batch_size=args.batch_size, model_name=args.model)
-                except ValueError:
-                    # find the line at fault and go on without it
-                    results = []
-                    for n, r in zip(lines[start : start + args.batch_size], part):
-                        try:
-                            results += generate(model, tokenizer, [r], format=args.format, model_name=args.model)
-                        except ValueError as err:
-                            errors.append(f"line {n}: {err}")
-                            print(f"error: line {n}: {err} (skipped)", file=sys.stderr)
-                for res in results:
-                    out.write(json.dumps(res, ensure_ascii=False) + "\n")
-                    written += 1
-                bar.update(len(part))
-    finally:
-        if out is not sys.stdout:
-            out.close()
-    if errors:
-        print(f"{written} responses written; {len(errors)} line(s) failed:", file=sys.stderr)
-        for e in errors:
-            print(f"  {e}", file=sys.stderr)
-        return 1
-    print(f"{written} responses written", file=sys.stderr)
-    return 0
+from . import cli_checks as checks
+from .cli_checks import UserError
+from .cli_generate import cmd_generate
 
 
 def cmd_formats(args: argparse.Namespace) -> int:
@@ -111,22 +35,12 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     import jsonschema
 
     from .constraint import build_structural_tag
-    from .formats import get_format
     from .constraint.examples import example_value
 
-    fmt = get_format(args.format)
-    with open(args.tools, encoding="utf-8") as f:
-        tools = json.load(f)
-    choice = json.loads(args.tool_choice) if args.tool_choice.startswith("{") else args.tool_choice
-    tokenizer = None
-    if args.tokenizer == "deepseek":
-        from .demo import deepseek_tokenizer
-
-        tokenizer = deepseek_tokenizer()
-    elif args.tokenizer:
-        from transformers import AutoTokenizer
-
-        tokenizer = AutoTokenizer.from_pretrained(args.tokenizer)
+    fmt = checks.known_format(args.format)
+    tools = checks.tools(args.tools)
+    choice = checks.tool_choice(args.tool_choice)
+    tokenizer = _inspect_tokenizer(args.tokenizer, fmt)
     try:
         tag = build_structural_tag(fmt, tools, choice, not args.single_call, tokenizer=tokenizer)
     except ValueError as e:
@@ -166,6 +80,39 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     return 0
 
 
+
+def _inspect_tokenizer(name: str, fmt) -> object:
+    """``--tokenizer``: a family's (from its package), a tokenizer directory, or none; which one
+    is said on stderr, since the check token by token is only as good as the vocabulary."""
+    from .tokenizers import FAMILIES, FORMAT_FAMILY, family_tokenizer
+
+    own = FORMAT_FAMILY.get(fmt.name)
+    if name == "":
+        print("tokenizer: none (markers read as text; no token-by-token check)", file=sys.stderr)
+        return None
+    if name in FAMILIES:
+        try:
+            tokenizer = family_tokenizer(name)
+        except ImportError as e:
+            raise UserError(str(e)) from None
+        _, package, what = FAMILIES[name]
+        note = ""
+        if own != name:
+            note = f"; not {fmt.name}'s own vocabulary" + (f" (--tokenizer {own} for that)" if own else " (no package ships it: pass its tokenizer directory)")
+        print(f"tokenizer: {name}, {what} (from the {package} package){note}", file=sys.stderr)
+        return tokenizer
+    if not os.path.exists(os.path.expanduser(name)):
+        raise UserError(f"--tokenizer {name!r} is neither a family ({', '.join(FAMILIES)}) nor an existing tokenizer directory")
+    from transformers import AutoTokenizer
+
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(os.path.expanduser(name))
+    except (OSError, ValueError) as e:
+        raise UserError(f"could not load a tokenizer from {name}: {e}") from None
+    print(f"tokenizer: {name} ({len(tokenizer)} tokens)", file=sys.stderr)
+    return tokenizer
+
+
 def _template_source(path: str) -> object:
     """A chat template from a Jinja file, a ``tokenizer_config.json`` (its ``chat_template``), or
     a model directory holding either (no tokenizer is loaded, nothing is downloaded)."""
@@ -173,18 +120,17 @@ def _template_source(path: str) -> object:
         for name in ("chat_template.jinja", "tokenizer_config.json"):
             if os.path.exists(os.path.join(path, name)):
                 return _template_source(os.path.join(path, name))
-        raise ValueError(f"{path} holds neither chat_template.jinja nor tokenizer_config.json")
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
+        raise UserError(f"{path} holds neither chat_template.jinja nor tokenizer_config.json")
     if path.endswith(".json"):
-        config = json.loads(text)
+        config = checks.read_json(path, "tokenizer config", dict)
         template = config.get("chat_template")
         if isinstance(template, list):  # named templates, as tokenizer_config.json stores them
-            template = {t["name"]: t["template"] for t in template}
+            template = {t.get("name"): t.get("template") for t in template if isinstance(t, dict)}
         if not template:
             raise ValueError(f"{path} has no chat_template")
         return template if isinstance(template, str) else argparse.Namespace(chat_template=template)
-    return text
+    with open(checks.input_file(path, "chat template"), encoding="utf-8") as f:
+        return f.read()
 
 
 def cmd_detect(args: argparse.Namespace) -> int:
@@ -192,7 +138,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
 
     try:
         fmt = detect(_template_source(args.template))
-    except (OSError, ValueError) as e:
+    except ValueError as e:  # a template thinkgate cannot read a format from
         print(f"error: {e}", file=sys.stderr)
         return 1
     r = fmt.reasoning
@@ -203,48 +149,94 @@ def cmd_detect(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from .demo import run
+    from .demo import cache_dir, run
 
-    return 1 if run(seed=args.seed) else 0
+    try:
+        return 1 if run(seed=args.seed) else 0
+    except OSError as e:  # the cache is not a writable directory
+        raise UserError(f"the demo model cannot be written under {cache_dir()} ({e.strerror or e}): set THINKGATE_CACHE to a writable directory") from None
 
 
-def main(argv: Optional[list[str]] = None) -> int:
-    parser = argparse.ArgumentParser(prog="thinkgate", description="Tool calls from reasoning LLMs, correct by construction.")
-    sub = parser.add_subparsers(dest="command", required=True)
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
 
-    demo = sub.add_parser("demo", help="a random-weight model on CPU, and every call still valid")
-    demo.add_argument("--seed", type=int, default=0)
+    try:
+        return version("thinkgate")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        from . import __version__
+
+        return __version__
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is not at least 1")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="thinkgate",
+        description="Tool calls from reasoning LLMs, correct by construction.",
+        epilog="Exit status: 0 done, 1 some request or check failed, 2 a mistake in the command (said on stderr).",
+    )
+    parser.add_argument("--version", action="version", version=f"thinkgate {_version()}", help="print thinkgate's version and exit")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    demo = sub.add_parser("demo", help="a random-weight model on CPU, and every call still valid", description="Build (once) a tiny random-weight model and run tool-calling requests on it; every call is checked against its schema.")
+    demo.add_argument("--seed", type=int, default=0, help="the seed of the requests' sampling (default: 0)")
     demo.set_defaults(func=cmd_demo)
 
-    fmts = sub.add_parser("formats", help="list the output formats thinkgate knows")
+    fmts = sub.add_parser("formats", help="list the output formats thinkgate knows", description="List the output formats thinkgate knows, with their aliases.")
     fmts.set_defaults(func=cmd_formats)
 
-    insp = sub.add_parser("inspect", help="print the structural tag for tools, and a valid output")
-    insp.add_argument("--format", required=True)
-    insp.add_argument("--tools", required=True, help="a JSON file with a list of OpenAI tools")
-    insp.add_argument("--tool-choice", default="required", help="none, auto, required, or a JSON object")
-    insp.add_argument("--single-call", action="store_true", help="parallel_tool_calls=False")
-    insp.add_argument("--tokenizer", default="deepseek", help="'deepseek' (the packaged one), a path, or '' for text markers")
+    insp = sub.add_parser("inspect", help="print the structural tag for tools, and a valid output", description="Print the grammar (xgrammar structural tag) thinkgate builds for a set of tools, and an example output that it accepts.")
+    insp.add_argument("--format", required=True, help="the output format (thinkgate formats lists them)")
+    insp.add_argument("--tools", required=True, help="a JSON file holding a list of OpenAI tools")
+    insp.add_argument("--tool-choice", default="required", help='none, auto, required, or a JSON object {"type": "function", "function": {"name": ...}} (default: required)')
+    insp.add_argument("--single-call", action="store_true", help="at most one call (parallel_tool_calls=false)")
+    insp.add_argument("--tokenizer", default="deepseek", help="the vocabulary to check the example against, token by token: a family's own from its package (deepseek (default), qwen, llama3, mistral, harmony), a tokenizer directory, or '' for none")
     insp.set_defaults(func=cmd_inspect)
 
-    det = sub.add_parser("detect", help="infer the output format from a chat template")
+    det = sub.add_parser("detect", help="infer the output format from a chat template", description="Infer a model's output format from its chat template.")
     det.add_argument("template", help="a Jinja file, a tokenizer_config.json, or a model directory")
     det.set_defaults(func=cmd_detect)
 
-    gen = sub.add_parser("generate", help="generate for JSONL requests in OpenAI chat shape")
-    gen.add_argument("--model", required=True, help="a local Hugging Face model directory")
-    gen.add_argument("--input", default="-", help="JSONL requests (default: stdin)")
-    gen.add_argument("--output", default="-", help="JSONL chat.completion responses (default: stdout)")
-    gen.add_argument("--format", default="deepseek_r1", help="the model's output format (default: deepseek_r1)")
-    gen.add_argument("--engine", choices=["transformers", "vllm"], default="transformers")
-    gen.add_argument("--batch-size", type=int, default=8)
-    gen.add_argument("--tokenizer", choices=["model", "deepseek"], default="model", help="the model directory's tokenizer, or the deepseek-tokenizer package's")
-    gen.add_argument("--max-model-len", type=int, default=4096, help="vLLM's context length (--engine vllm)")
-    gen.add_argument("--quiet", action="store_true", help="no progress bar")
+    gen = sub.add_parser(
+        "generate",
+        help="generate for JSONL chat requests (OpenAI Batch API lines or bare bodies)",
+        description="Generate for JSONL chat requests: OpenAI Batch API lines or bare chat request bodies. Every non-blank input line gets one output line, in order; a line that fails gets its error there.",
+    )
+    gen.add_argument("--model", required=True, help="a local Hugging Face model directory (or a Hub id)")
+    gen.add_argument("--input", default="-", help="the JSONL requests (default: stdin)")
+    gen.add_argument("--output", default="-", help="where the JSONL answers go (default: stdout)")
+    gen.add_argument("--output-format", choices=["batch", "chat"], default="batch", help="batch: OpenAI Batch API output lines (default); chat: bare chat.completion objects, and {\"error\": ...} for a failed line")
+    gen.add_argument("--format", default="deepseek_r1", help="the model's output format (default: deepseek_r1; thinkgate formats lists them)")
+    gen.add_argument("--chat-template", metavar="FILE", help="a Jinja chat template to render the prompts with, in place of the model's (needed where neither the model nor the format has one)")
+    gen.add_argument("--engine", choices=["transformers", "vllm"], default="transformers", help="the engine that generates (default: transformers)")
+    gen.add_argument("--batch-size", type=_positive, default=8, help="requests generated together (default: 8)")
+    gen.add_argument("--tokenizer", choices=["model", "deepseek"], default="model", help="the model directory's tokenizer (default), or the deepseek-tokenizer package's")
+    gen.add_argument("--max-model-len", type=_positive, default=4096, help="vLLM's context length (--engine vllm; default: 4096)")
+    gen.add_argument("--quiet", action="store_true", help="print nothing but errors (no progress bar, no loading messages)")
     gen.set_defaults(func=cmd_generate)
+    return parser
 
+
+def main(argv: Optional[list[str]] = None) -> int:
+    parser = build_parser()
     args = parser.parse_args(argv)
-    return args.func(args)
+    try:
+        return args.func(args)
+    except UserError as e:
+        print(f"thinkgate {args.command}: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"thinkgate {args.command}: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -1,0 +1,137 @@
+"""OpenAI's Batch API file format, as ``thinkgate generate`` reads and writes it.
+
+An input line is a Batch line (``{"custom_id", "method": "POST", "url": "/v1/chat/completions",
+"body": {...}}``) or a bare chat request body. Every non-blank line gets one output line, in
+order, so that output line N answers input line N: a Batch response
+(``{"id", "custom_id", "response": {"status_code", "request_id", "body"}, "error"}``) or, for a
+line that failed, ``response: null`` and ``error: {"code", "message"}`` with a message that names
+the line and the field.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from pydantic import ValidationError
+
+from .requests import ChatRequest
+
+CHAT_URL = "/v1/chat/completions"
+_BATCH_KEYS = ("custom_id", "method", "url", "body")
+
+
+@dataclass
+class Line:
+    """One non-blank input line: its request, or why it has none."""
+
+    number: int
+    custom_id: str
+    request: Optional[ChatRequest] = None
+    error: Optional[dict] = None  # {"code", "message"}
+
+    def fail(self, code: str, message: str) -> None:
+        self.request = None
+        self.error = {"code": code, "message": f"line {self.number}: {message}"}
+
+
+def read_lines(lines) -> list[Line]:
+    """Every non-blank line of a JSONL input, parsed and checked as a chat request."""
+    out: list[Line] = []
+    seen: dict[str, int] = {}
+    for number, text in enumerate(lines, start=1):
+        if not text.strip():
+            continue
+        line = _read_line(number, text)
+        # OpenAI refuses a batch whose custom_ids repeat: the answers could not be told apart
+        if line.custom_id in seen and line.error is None:
+            line.fail("duplicate_custom_id", f"custom_id {line.custom_id!r} was used on line {seen[line.custom_id]} already")
+        seen.setdefault(line.custom_id, number)
+        out.append(line)
+    return out
+
+
+def _read_line(number: int, text: str) -> Line:
+    line = Line(number, f"line-{number}")
+    try:
+        data = json.loads(text)
+    except ValueError as e:
+        line.fail("invalid_json", f"not JSON ({e})")
+        return line
+    if not isinstance(data, dict):
+        line.fail("invalid_request", f"a request is a JSON object, not a JSON {_json_kind(data)}")
+        return line
+    prefix = ""
+    if any(k in data for k in _BATCH_KEYS):  # a bare body never has these: its extra=forbid refuses them
+        problem = _batch_problem(data)
+        if isinstance(data.get("custom_id"), str):
+            line.custom_id = data["custom_id"]
+        if problem:
+            line.fail("invalid_request", problem)
+            return line
+        data, prefix = data["body"], "body."
+    elif isinstance(data.get("id"), str):
+        line.custom_id = data["id"]
+    try:
+        line.request = ChatRequest(**data)
+    except ValidationError as e:
+        # a union (tool_choice) fails once per member: say it once
+        problems = dict.fromkeys(_describe(err, prefix) for err in e.errors())
+        line.fail("invalid_request", "; ".join(problems))
+    return line
+
+
+def _batch_problem(data: dict) -> Optional[str]:
+    unknown = sorted(set(data) - set(_BATCH_KEYS))
+    if unknown:
+        return f"unknown field(s) {', '.join(repr(k) for k in unknown)} in a Batch line (it has {', '.join(_BATCH_KEYS)})"
+    missing = [k for k in _BATCH_KEYS if k not in data]
+    if missing:
+        return f"a Batch line needs {', '.join(repr(k) for k in missing)}"
+    if not isinstance(data["custom_id"], str):
+        return f"custom_id must be a string, not {_json_kind(data['custom_id'])}"
+    if data["method"] != "POST":
+        return f"method {data['method']!r}: only 'POST' is supported"
+    if data["url"] not in (CHAT_URL, "/chat/completions"):
+        return f"url {data['url']!r}: only {CHAT_URL!r} is supported"
+    if not isinstance(data["body"], dict):
+        return f"body must be a JSON object (a chat request), not a JSON {_json_kind(data['body'])}"
+    return None
+
+
+def _describe(err: dict, prefix: str) -> str:
+    """One pydantic error as a user reads it: the field by its name in the request."""
+    field = prefix + ".".join(str(p) for p in err["loc"])
+    msg = err["msg"].removeprefix("Value error, ")
+    if err["loc"][:1] == ("tool_choice",):
+        choice = json.dumps(err.get("input"), ensure_ascii=False)
+        return f'{prefix}tool_choice must be "none", "auto", "required" or {{"type": "function", "function": {{"name": ...}}}}, not {choice}'
+    if err["type"] == "extra_forbidden":
+        return f"unknown field {field!r} (thinkgate generate does not support it)"
+    if err["type"] == "missing":
+        return f"{field} is required"
+    if not err["loc"]:  # a check across fields names them itself
+        return msg
+    if msg.startswith(str(err["loc"][0]) + "["):  # the message names the field more precisely (messages[1].content)
+        return prefix + msg
+    return f"{field}: {msg}"
+
+
+def _json_kind(value: Any) -> str:
+    return {list: "array", str: "string", bool: "boolean", int: "number", float: "number", type(None): "null"}.get(type(value), "object")
+
+
+def batch_output(line: Line, completion: Optional[dict] = None) -> dict:
+    """The Batch API's output line for one input line."""
+    if line.error is not None:
+        response = None
+    else:
+        response = {"status_code": 200, "request_id": f"req_{uuid.uuid4().hex}", "body": completion}
+    return {"id": f"batch_req_{uuid.uuid4().hex}", "custom_id": line.custom_id, "response": response, "error": line.error}
+
+
+def chat_output(line: Line, completion: Optional[dict] = None) -> dict:
+    """The bare ``chat.completion`` for one input line, or OpenAI's error body where it failed."""
+    return {"error": line.error} if line.error is not None else completion  # type: ignore[return-value]

@@ -1,0 +1,135 @@
+"""What the command line checks before it does any work, each mistake one clear line.
+
+A user's mistake (a missing file, JSON of the wrong shape, an unknown format, a model directory
+that is not there) is a :class:`UserError`: ``thinkgate`` prints its message, no traceback, and
+exits with status 2."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Optional
+
+
+class UserError(Exception):
+    """A mistake in how thinkgate was called, said in one line that names what to fix."""
+
+
+def json_kind(value: Any) -> str:
+    return {list: "array", dict: "object", str: "string", bool: "boolean", int: "number", float: "number"}.get(type(value), "null")
+
+
+def input_file(path: str, what: str) -> str:
+    if not os.path.exists(path):
+        raise UserError(f"{what} {path} does not exist")
+    if os.path.isdir(path):
+        raise UserError(f"{what} {path} is a directory, not a file")
+    return path
+
+
+def read_json(path: str, what: str, expect: type) -> Any:
+    """A JSON file that must hold a value of type ``expect`` (``list`` or ``dict``)."""
+    input_file(path, what)
+    with open(path, encoding="utf-8") as f:
+        try:
+            value = json.load(f)
+        except ValueError as e:
+            raise UserError(f"{what} {path} is not JSON: {e}") from None
+    if not isinstance(value, expect):
+        raise UserError(f"{what} {path} holds a JSON {json_kind(value)}; it must hold a JSON {json_kind(expect())}")
+    return value
+
+
+def output_file(path: str) -> None:
+    """That ``path`` can be written, checked without creating it (a run that fails before its
+    first result leaves no empty file behind)."""
+    if os.path.isdir(path):
+        raise UserError(f"output {path} is a directory; name a file")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise UserError(f"output directory {folder} does not exist")
+    if not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise UserError(f"output {path} cannot be written (permission denied)")
+
+
+def known_format(name: str) -> Any:
+    from .formats import get_format, names
+
+    try:
+        return get_format(name)
+    except (KeyError, ValueError):
+        raise UserError(f"unknown format {name!r}; known: {', '.join(names())} (thinkgate formats lists them)") from None
+
+
+def tool_choice(text: str) -> Any:
+    """``--tool-choice``: none, auto, required, or a JSON object naming a function."""
+    if text in ("none", "auto", "required"):
+        return text
+    shape = '{"type": "function", "function": {"name": "NAME"}}'
+    try:
+        value = json.loads(text)
+    except ValueError:
+        raise UserError(f"--tool-choice {text!r} is not none, auto, required or a JSON object like {shape}") from None
+    name = value.get("function", {}).get("name") if isinstance(value, dict) and isinstance(value.get("function"), dict) else None
+    if not isinstance(name, str) or value.get("type") != "function":
+        raise UserError(f"--tool-choice {text} must have the shape {shape}")
+    return value
+
+
+def tools(path: str) -> list:
+    """An OpenAI tools file: a JSON array of {"type": "function", "function": {"name", ...}}."""
+    value = read_json(path, "tools file", list)
+    for i, tool in enumerate(value):
+        fn = tool.get("function") if isinstance(tool, dict) else None
+        if not isinstance(fn, dict) or not isinstance(fn.get("name"), str):
+            raise UserError(f'tools file {path}: item {i} is not an OpenAI tool ({{"type": "function", "function": {{"name": ..., "parameters": {{...}}}}}})')
+    return value
+
+
+def _looks_like_path(name: str) -> bool:
+    # Hub ids are "name" or "owner/name"; anything else is meant as a place on disk
+    return name.startswith(("/", ".", "~")) or name.endswith("/") or "\\" in name or name.count("/") > 1
+
+
+def model_source(name: str) -> str:
+    """``--model``: a local model directory (checked here, so that a typo is not sent to the
+    Hub to be retried), or a Hugging Face Hub id."""
+    path = os.path.expanduser(name)
+    if os.path.isdir(path):
+        if not os.path.exists(os.path.join(path, "config.json")):
+            raise UserError(f"model directory {name} holds no config.json: it is not a Hugging Face model directory")
+        return path
+    if os.path.exists(path):
+        raise UserError(f"--model {name} is a file; it takes a model directory or a Hugging Face Hub id")
+    if _looks_like_path(name):
+        raise UserError(f"model directory {name} does not exist")
+    return name
+
+
+def model_chat_template(path: str) -> Optional[str]:
+    """The chat template a local model directory carries (read without loading anything), or
+    None; "" when it cannot be known before loading (a Hub id)."""
+    if not os.path.isdir(path):
+        return ""
+    jinja = os.path.join(path, "chat_template.jinja")
+    if os.path.exists(jinja):
+        with open(jinja, encoding="utf-8") as f:
+            return f.read()
+    config = os.path.join(path, "tokenizer_config.json")
+    if os.path.exists(config):
+        with open(config, encoding="utf-8") as f:
+            try:
+                data = json.load(f)
+            except ValueError:
+                return None
+        template = data.get("chat_template") if isinstance(data, dict) else None
+        if template:
+            return template if isinstance(template, str) else json.dumps(template)
+    return None
+
+
+def missing_template(fmt: Any, model: str) -> str:
+    return (
+        f"format {fmt.name} has no default chat template and {model} carries none: "
+        f"pass --chat-template FILE (a Jinja chat template for the model, such as its tokenizer_config.json's chat_template)"
+    )
