@@ -63,10 +63,30 @@ def test_command_line_with_the_vllm_engine(tiny_model, tmp_path):
         capture_output=True, text=True, timeout=900, env=dict(os.environ, VLLM_ENABLE_V1_MULTIPROCESSING="0"),
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
+    # OpenAI's Batch output, one line per input line
     results = [json.loads(line) for line in out.read_text().splitlines()]
-    assert [r["id"] for r in results] == ["weather-1", "alarm-1", "chat-1"]
-    assert results[0]["choices"][0]["finish_reason"] == "tool_calls"
-    assert _validate(results[0]["choices"][0]["message"]) == 1
+    assert [r["custom_id"] for r in results] == ["weather-1", "alarm-1", "chat-1"]
+    bodies = [r["response"]["body"] for r in results]
+    assert [b["id"] for b in bodies] == ["weather-1", "alarm-1", "chat-1"]
+    assert bodies[0]["choices"][0]["finish_reason"] == "tool_calls"
+    assert _validate(bodies[0]["choices"][0]["message"]) == 1
+
+
+def test_stop_strings_cut_the_output_as_the_transformers_engine_does(llm, tiny_model):
+    from thinkgate.demo import load
+    from thinkgate.integrations.transformers import generate_chat as transformers_generate
+
+    base = dict(messages=[{"role": "user", "content": "Say hello."}], thinking=False, tool_choice="none", max_tokens=12, temperature=0)
+    [free] = generate_chat(llm, [ChatRequest(**base)])
+    text = free["choices"][0]["message"]["content"]
+    stop = text[6:10]
+    [cut] = generate_chat(llm, [ChatRequest(**base, stop=[stop])])
+    assert cut["choices"][0]["message"]["content"] == text[: text.index(stop)]
+    assert cut["choices"][0]["finish_reason"] == "stop"
+    # the same request, cut the same way by the other engine (same model, greedy)
+    model, tokenizer = load(tiny_model)
+    [same] = transformers_generate(model, tokenizer, [ChatRequest(**base, stop=[stop])])
+    assert same["choices"][0]["message"] == cut["choices"][0]["message"]
 
 
 def test_admission_compiles_the_grammar_the_engine_step_reads(llm):
