@@ -10,7 +10,7 @@ from transformers import LogitsProcessorList
 
 from schemas import GET_WEATHER, SET_ALARM
 from thinkgate.demo import build_tiny_model, load
-from thinkgate.formats.templates import apply_chat_template
+from thinkgate.formats.templates import apply_chat_template, chat_template
 from thinkgate.integrations.transformers import RowSpec, ToolCallLogitsProcessor, generate_chat
 from thinkgate.requests import ChatRequest
 
@@ -69,7 +69,8 @@ def test_v3_1_and_rows_that_finish_early(tiny):
         ChatRequest(messages=[{"role": "user", "content": "weather, thinking long"}], tools=TOOLS, tool_choice="required", thinking=True, thinking_budget=40, max_tokens=300, seed=3, temperature=0, parallel_tool_calls=False),
         ChatRequest(messages=[{"role": "user", "content": "cut short"}], tools=TOOLS, tool_choice="required", thinking=True, max_tokens=5, seed=3, temperature=0),
     ]
-    a, b, c = (r["choices"][0] for r in generate_chat(model, tok, requests, format="deepseek_v3_1"))
+    # (the tiny model carries R1's template: V3.1's own is given)
+    a, b, c = (r["choices"][0] for r in generate_chat(model, tok, requests, format="deepseek_v3_1", chat_template=chat_template("deepseek_v3_1")))
     assert _valid_calls(a["message"]) == 1 and _valid_calls(b["message"]) == 1
     assert c["finish_reason"] == "length" and not c["message"].get("tool_calls")
 
@@ -118,3 +119,18 @@ def test_max_tokens_is_length_under_every_tool_choice(tiny):
     ]
     for r in generate_chat(model, tok, requests, format="deepseek_r1"):
         assert r["choices"][0]["finish_reason"] == "length" and r["usage"]["completion_tokens"] == 5
+
+
+def test_the_tiny_model_carries_its_chat_template_and_is_detected(tmp_path):
+    # Issue 16, point 5: `thinkgate generate --model DIR`, vLLM's server and `thinkgate detect`
+    # take the demo model as it is; a model an earlier thinkgate built gets its template added.
+    from thinkgate.cli import main
+
+    path = build_tiny_model(tmp_path / "tiny")
+    assert load(path)[1].chat_template == chat_template("deepseek_r1")
+    assert main(["detect", str(path)]) == 0
+    (path / "chat_template.jinja").unlink()
+    config = json.loads((path / "tokenizer_config.json").read_text())
+    config.pop("chat_template", None)
+    (path / "tokenizer_config.json").write_text(json.dumps(config))
+    assert build_tiny_model(path) == path and load(path)[1].chat_template == chat_template("deepseek_r1")

@@ -86,17 +86,25 @@ def deepseek_tokenizer() -> Any:
 
 
 def build_tiny_model(path: Optional[Path] = None, seed: int = 0) -> Path:
-    """A random-weight Llama with the DeepSeek vocabulary, saved (with its tokenizer) at
-    ``path`` — by default the user's cache — and built only if it is not there yet."""
+    """A random-weight Llama with the DeepSeek vocabulary, saved (with its tokenizer and
+    DeepSeek-R1's chat template, so that ``thinkgate generate``, vLLM's server and ``thinkgate
+    detect`` take it as it is) at ``path`` — by default the user's cache — and built only if it
+    is not there yet."""
     import torch
     from transformers import LlamaConfig, LlamaForCausalLM
 
     from .formats import DEEPSEEK_R1
+    from .formats.templates import chat_template
 
     path = Path(path) if path is not None else cache_dir() / "tiny-random-deepseek"
     if (path / "config.json").exists():
+        if not _has_chat_template(path):  # built by an earlier thinkgate: give it its template
+            tokenizer = deepseek_tokenizer()
+            tokenizer.chat_template = chat_template(DEEPSEEK_R1)
+            tokenizer.save_pretrained(path)
         return path
     tokenizer = deepseek_tokenizer()
+    tokenizer.chat_template = chat_template(DEEPSEEK_R1)
     config = LlamaConfig(
         vocab_size=len(tokenizer),
         hidden_size=128,
@@ -118,6 +126,13 @@ def build_tiny_model(path: Optional[Path] = None, seed: int = 0) -> Path:
     return path
 
 
+def _has_chat_template(path: Path) -> bool:
+    if (path / "chat_template.jinja").exists():
+        return True
+    config = path / "tokenizer_config.json"
+    return config.exists() and bool(json.loads(config.read_text(encoding="utf-8")).get("chat_template"))
+
+
 def load(path: Path) -> tuple[Any, Any]:
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -131,6 +146,7 @@ def run(seed: int = 0, out=None) -> int:
     import jsonschema
     import torch
 
+    from .formats.templates import chat_template  # each format's own: the model carries R1's
     from .integrations.transformers import generate_chat
     from .requests import ChatRequest
 
@@ -145,7 +161,7 @@ def run(seed: int = 0, out=None) -> int:
     total_calls = 0
     for i, (fmt, body) in enumerate(DEMO_REQUESTS):
         request = ChatRequest(tools=DEMO_TOOLS, max_tokens=320, parallel_tool_calls=False, seed=seed + i, **body)
-        [completion] = generate_chat(model, tokenizer, [request], format=fmt, model_name="tiny-random-deepseek")
+        [completion] = generate_chat(model, tokenizer, [request], format=fmt, chat_template=chat_template(fmt), model_name="tiny-random-deepseek")
         choice = completion["choices"][0]
         msg = choice["message"]
         thinking = "on, budget %d tokens" % body["thinking_budget"] if body.get("thinking") else "off"
