@@ -54,6 +54,7 @@ def test_every_tool_choice_in_one_left_padded_batch(tiny, sampling):
     required, named, auto, none = (r["choices"][0] for r in results)
     assert _valid_calls(required["message"]) == 1 and required["finish_reason"] == "tool_calls"
     assert _valid_calls(named["message"]) == 1 and named["message"]["tool_calls"][0]["function"]["name"] == "set_alarm"
+    assert named["finish_reason"] == "stop"  # a forced function, as OpenAI and vLLM's server say (issue 16, point 6)
     _valid_calls(auto["message"])
     assert not none["message"].get("tool_calls")
     for r in results:
@@ -115,7 +116,7 @@ def test_max_tokens_is_length_under_every_tool_choice(tiny):
     model, tok = tiny
     requests = [
         ChatRequest(messages=[{"role": "user", "content": "hi"}], tools=TOOLS, tool_choice=choice, thinking=thinking, max_tokens=5, seed=1, temperature=0)
-        for choice in ("none", "auto", "required") for thinking in (False, True)
+        for choice in ("none", "auto", "required", {"type": "function", "function": {"name": "set_alarm"}}) for thinking in (False, True)
     ]
     for r in generate_chat(model, tok, requests, format="deepseek_r1"):
         assert r["choices"][0]["finish_reason"] == "length" and r["usage"]["completion_tokens"] == 5

@@ -180,7 +180,8 @@ def run(seed: int = 0, out=None) -> int:
                 verdict = f"INVALID: {e}"
             shown = json.dumps(json.loads(fn["arguments"]), ensure_ascii=False) if verdict == "valid" else fn["arguments"]
             write(f"    call {fn['name']}({shown})  -> {verdict}  [{len(fn['arguments'])} characters as written]")
-        if not msg.get("tool_calls") or choice["finish_reason"] != "tool_calls":
+        # a call's natural end: "tool_calls", or "stop" for a forced function (as OpenAI says)
+        if not msg.get("tool_calls") or choice["finish_reason"] not in ("tool_calls", "stop"):
             failures += 1
             write(f"    no complete call (finish_reason {choice['finish_reason']!r}): a failure")
         write(f"    finish_reason={choice['finish_reason']}  tokens={completion['usage']['completion_tokens']}")

@@ -232,14 +232,20 @@ def chat_completion(
     completion_tokens: int,
     request_id: Optional[str] = None,
     reasoning_field: str = "reasoning_content",
+    tool_choice: Any = None,
 ) -> dict[str, Any]:
-    """An OpenAI ``chat.completion`` object for one parsed output."""
+    """An OpenAI ``chat.completion`` object for one parsed output. Under a ``tool_choice`` that
+    names a function, the call's natural end is ``finish_reason`` ``"stop"``, as OpenAI (and
+    vLLM's server) report a forced function."""
+    choice = message.to_openai_choice(0, reasoning_field=reasoning_field)
+    if isinstance(tool_choice, dict) and tool_choice.get("type") == "function" and choice["finish_reason"] == "tool_calls":
+        choice["finish_reason"] = "stop"
     return {
         "id": request_id or f"chatcmpl-{uuid.uuid4().hex}",
         "object": "chat.completion",
         "created": int(time.time()),
         "model": model,
-        "choices": [message.to_openai_choice(0, reasoning_field=reasoning_field)],
+        "choices": [choice],
         "usage": {
             "prompt_tokens": prompt_tokens,
             "completion_tokens": completion_tokens,

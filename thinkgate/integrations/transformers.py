@@ -238,6 +238,7 @@ def generate_chat(
                     prompt_tokens=len(prompts[i]),
                     completion_tokens=n_out,
                     request_id=requests[i].id,
+                    tool_choice=requests[i].effective_tool_choice,
                 )
             if on_progress is not None and len(ended) < len(chunk):  # rows the batch's end ended
                 on_progress(len(chunk) - len(ended))

@@ -100,6 +100,7 @@ def generate_chat(
                 prompt_tokens=len(prompt),
                 completion_tokens=len(ids),
                 request_id=request.id,
+                tool_choice=request.effective_tool_choice,
             )
         )
     return results
