@@ -19,9 +19,13 @@ LAYERS = {
     "detection": 2,
     "requests": 2,
     "integrations": 3,
+    "tokenizers": 2,
+    "batch": 3,
     "demo": 4,
-    "cli": 5,
-    "__main__": 6,
+    "cli_checks": 5,
+    "cli_generate": 6,
+    "cli": 7,
+    "__main__": 8,
 }
 
 

