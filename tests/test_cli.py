@@ -384,3 +384,19 @@ def test_a_format_the_models_template_does_not_write_is_warned_of(tmp_path, caps
     assert format_against_template(get_format("deepseek_r1"), r1) is None
     assert "reads as deepseek_r1's" in format_against_template(get_format("qwen3"), r1)
     assert format_against_template(get_format("qwen3"), "{{ messages }}") is None  # nothing recognised
+
+
+def test_vllm_on_a_cpu_machine_gets_what_its_backend_needs(monkeypatch, capsys):
+    # Issue 16, point 5: --engine vllm sets (and says) what vLLM's CPU backend needs, a user's own
+    # setting kept
+    import os
+
+    from thinkgate.cli_generate import VLLM_CPU_DEFAULTS, _vllm_on_cpu
+
+    for key in VLLM_CPU_DEFAULTS:  # (set first, so that teardown restores what was there)
+        monkeypatch.setenv(key, "")
+        monkeypatch.delenv(key)
+    monkeypatch.setenv("VLLM_CPU_KVCACHE_SPACE", "2")
+    _vllm_on_cpu(quiet=False)
+    assert os.environ["VLLM_CPU_KVCACHE_SPACE"] == "2" and os.environ["VLLM_ENABLE_V1_MULTIPROCESSING"] == "0"
+    assert "VLLM_ENABLE_V1_MULTIPROCESSING=0" in capsys.readouterr().err

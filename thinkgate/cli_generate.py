@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from contextlib import nullcontext
 from typing import Any, Callable, Optional
@@ -92,11 +93,31 @@ def _quiet_transformers() -> None:
     logging.disable_progress_bar()
 
 
+# What vLLM's CPU backend needs and does not default: KV-cache space to check memory against
+# (GiB), and the engine in this process (its worker processes need what a CPU machine lacks).
+VLLM_CPU_DEFAULTS = {"VLLM_CPU_KVCACHE_SPACE": "4", "VLLM_ENABLE_V1_MULTIPROCESSING": "0"}
+
+
+def _vllm_on_cpu(quiet: bool) -> None:
+    """On a machine without CUDA, set what vLLM's CPU backend needs, unless the user did, and
+    say so (before vLLM is imported: it reads them then)."""
+    import torch
+
+    if torch.cuda.is_available():
+        return
+    chosen = {k: v for k, v in VLLM_CPU_DEFAULTS.items() if k not in os.environ}
+    os.environ.update(chosen)
+    if chosen and not quiet:
+        said = " ".join(f"{k}={v}" for k, v in chosen.items())
+        print(f"vLLM on the CPU: {said} (set these yourself to choose otherwise)", file=sys.stderr)
+
+
 def _engine(args: argparse.Namespace, model_path: str, fmt: Any, template: Optional[str]) -> Callable:
     """``generate(requests, on_progress)`` for the chosen engine, the model loaded."""
     if args.quiet:
         _quiet_transformers()
     if args.engine == "vllm":
+        _vllm_on_cpu(args.quiet)
         try:
             from .integrations.vllm_offline import generate_chat as vllm_generate
             from .integrations.vllm_offline import make_llm
