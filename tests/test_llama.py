@@ -154,3 +154,14 @@ def test_inspect_shows_a_call_object_the_grammar_accepts(tmp_path, capsys, llama
     grammar = compile_tool_grammar(llama_tokenizer, "llama3_json", TOOLS, "required")
     g, ok = walk(grammar, llama_tokenizer, shown)
     assert ok and g.accept_token(grammar.stop_ids[0])
+
+
+def test_arguments_written_under_the_key_other_formats_use_are_read():
+    # vLLM tests/tool_parsers/test_llama3_json_tool_parser.py (with_arguments_key) and SGLang's
+    # Llama detector read {"name", "arguments"} as a call, as thinkgate now does; the grammar
+    # writes only "parameters", and the arguments given twice make the call invalid
+    text = '{"name": "now", "arguments": {"tz": "UTC"}}; ' + T.call_text("now", "{}")
+    m = every_split_agrees(text, format="llama3_json")
+    assert [(c.name, c.arguments) for c in m.tool_calls] == [("now", '{"tz": "UTC"}'), ("now", "{}")] and m.content is None
+    twice = every_split_agrees('{"name": "now", "parameters": {}, "arguments": {}}', format="llama3_json")
+    assert twice.tool_calls == [] and "holds its arguments twice" in twice.invalid_tool_calls[0].error

@@ -194,6 +194,9 @@ class CallObject:
     name_key: str = "name"
     arguments_key: str = "arguments"
     id_key: str = ""
+    # Other keys models write the arguments under, which the parser reads as ``arguments_key``
+    # (the grammar writes only ``arguments_key``).
+    read_also: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -339,6 +342,10 @@ class ToolCallFormat:
     @property
     def arguments_key(self) -> str:
         return self.arguments.arguments_key if isinstance(self.arguments, CallObject) else "arguments"
+
+    @property
+    def arguments_read_also(self) -> tuple[str, ...]:
+        return self.arguments.read_also if isinstance(self.arguments, CallObject) else ()
 
     @property
     def id_key(self) -> str:

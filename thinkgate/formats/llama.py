@@ -16,7 +16,9 @@ EOM = "<|eom_id|>"
 
 LLAMA3_TOOLS = ToolCallFormat(
     layout=JsonCalls(optional_begin=PYTHON_TAG),
-    arguments=CallObject(name_key="name", arguments_key="parameters"),
+    # Models fine-tuned on other formats write "arguments" now and then (SGLang's and vLLM's
+    # Llama parsers read it too): read, never written.
+    arguments=CallObject(name_key="name", arguments_key="parameters", read_also=("arguments",)),
     separator="; ",
 )
 

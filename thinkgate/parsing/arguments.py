@@ -34,7 +34,7 @@ def arguments_reader(tools: ToolCallFormat, parameters: Any = None) -> Any:
 
 def call_object_reader(tools: ToolCallFormat) -> JsonWrapperScanner:
     """What reads a call object: its name and its arguments together."""
-    return JsonWrapperScanner(tools.name_key, tools.arguments_key, tools.id_key)
+    return JsonWrapperScanner(tools.name_key, tools.arguments_key, tools.id_key, tools.arguments_read_also)
 
 
 log = logging.getLogger("thinkgate.parsing")

@@ -29,11 +29,12 @@ class JsonWrapperScanner:
 
     KIND = "JSON"  # what the arguments are written in, for errors
 
-    __slots__ = ("state", "error", "name", "call_id", "arguments_done", "spans", "_name_key", "_args_key", "_id_key", "_key", "_value", "_value_key", "_raw_name")
+    __slots__ = ("state", "error", "name", "call_id", "arguments_done", "spans", "_name_key", "_args_key", "_args_keys", "_id_key", "_key", "_value", "_value_key", "_raw_name")
 
-    def __init__(self, name_key: str = "name", arguments_key: str = "arguments", id_key: str = "") -> None:
+    def __init__(self, name_key: str = "name", arguments_key: str = "arguments", id_key: str = "", read_also: tuple[str, ...] = ()) -> None:
         self._name_key = name_key
         self._args_key = arguments_key
+        self._args_keys = frozenset((arguments_key, *read_also))  # the keys the arguments may stand under
         self._id_key = id_key
         self.call_id: Optional[str] = None  # the value under id_key, when it is a string
         self.state = OPEN
@@ -87,7 +88,7 @@ class JsonWrapperScanner:
             if st == IN_VALUE:
                 value = self._value
                 j = value.feed(text, i, end)
-                if self._value_key == self._args_key:
+                if self._value_key in self._args_keys:
                     self.spans.append((i, j))
                 elif self._value_key in (self._name_key, self._id_key):
                     self._raw_name.append(text[i:j])
@@ -152,7 +153,10 @@ class JsonWrapperScanner:
             elif st == VALUE:
                 key = _decode("".join(self._key))
                 self._value_key = key
-                self._value = JsonScanner(object_only=key == self._args_key)
+                if key in self._args_keys and self.arguments_done:
+                    self._fail(f"the call object holds its arguments twice ({key!r} after {self._args_key!r} or its alias)")
+                    return i
+                self._value = JsonScanner(object_only=key in self._args_keys)
                 self._raw_name = []
                 self.state = IN_VALUE
             elif st == AFTER:
@@ -178,7 +182,7 @@ class JsonWrapperScanner:
                 self._fail(f"the tool name ({self._name_key!r}) is not a string")
                 return
             self.name = name
-        elif key == self._args_key:
+        elif key in self._args_keys:
             self.arguments_done = True
         elif key == self._id_key:
             try:
