@@ -19,7 +19,7 @@ from ..formats import ChatFormat, get_format
 from ..formats.templates import apply_chat_template
 from ..parsing import Message, StreamParser
 from ..requests import ChatRequest, chat_completion
-from .stops import cut_at_stop, stop_in_tail
+from .stops import output_text, stop_in_tail, stop_window
 
 
 @dataclass
@@ -101,8 +101,10 @@ class ToolCallLogitsProcessor(LogitsProcessor):
                 self._generated[i] += 1
                 req.accept_token(last[i])
                 row = self.rows[i]
-                if row.stop and stop_in_tail(self.tokenizer, input_ids[i, self._prompt_width :].tolist(), row.stop):
-                    self._stopped.add(i)
+                if row.stop:  # only the last tokens can have completed one
+                    tail = input_ids[i, max(self._prompt_width, input_ids.shape[1] - stop_window(row.stop)) :].tolist()
+                    if stop_in_tail(self.tokenizer, tail, row.stop):
+                        self._stopped.add(i)
                 if last[i] in self.stop_ids or req.is_terminated() or i in self._stopped:
                     self._finished[i] = True
                     if self.on_finish is not None:
@@ -147,14 +149,10 @@ class ToolCallLogitsProcessor(LogitsProcessor):
                 tools=row.tools,
                 tokenizer=self.tokenizer,
             )
-            cut = cut_at_stop(self.tokenizer, body, row.stop)
-            if cut is not None:  # the output ends before its first stop string, whatever came after
-                kept, text = cut
-                failed = False
-            else:
-                kept, text = body, self.tokenizer.decode(body, skip_special_tokens=False, clean_up_tokenization_spaces=False)
+            kept, text, cut = output_text(self.tokenizer, body, row.stop)
+            failed = failed and not cut  # the output ends before its first stop string, whatever came after
             parser.feed_events(text, kept)
-            parser.finish_events("error" if failed else "stop" if cut is not None else None if natural else "length")
+            parser.finish_events("error" if failed else "stop" if cut else None if natural else "length")
             message = parser.message
             if failed:  # the grammar ended this row (the batch went on): say why
                 message.error = {"type": "constraint_error", "message": req.error}

@@ -16,7 +16,7 @@ from ..formats.templates import apply_chat_template
 from ..parsing import StreamParser
 from ..requests import ChatRequest, chat_completion
 from ..requests import OPTION_KEY, RequestOptions
-from .stops import cut_at_stop
+from .stops import output_text
 from .vllm import ThinkgateLogitsProcessor, check_options
 
 
@@ -85,11 +85,10 @@ def generate_chat(
         parser = StreamParser(fmt, thinking=_thinking(prompt, tokenizer, fmt), tools=request.tools, tokenizer=tokenizer)
         # vLLM ended the output at its stop string and kept the tokens that wrote it: cut the
         # text where the transformers engine cuts it
-        cut = cut_at_stop(tokenizer, body, request.stop)
-        kept, text = cut if cut is not None else (body, tokenizer.decode(body, skip_special_tokens=False, clean_up_tokenization_spaces=False))
+        kept, text, cut = output_text(tokenizer, body, request.stop)
         parser.feed_events(text, kept)
-        error = None if cut is not None else _grammar_error(request, fmt, tokenizer, prompt, ids)
-        parser.finish_events("error" if error else "stop" if cut is not None else "length" if completion.finish_reason == "length" else None)
+        error = None if cut else _grammar_error(request, fmt, tokenizer, prompt, ids)
+        parser.finish_events("error" if error else "stop" if cut else "length" if completion.finish_reason == "length" else None)
         message = parser.message
         if error:  # the processor ended this request (the batch went on): say why
             message.error = {"type": "constraint_error", "message": error}
