@@ -2,12 +2,13 @@
 
 import json
 import logging
+from dataclasses import replace
 
 import pytest
 
 from helpers import every_split_agrees, seq_ids, stream_deltas, stream_events
 from thinkgate import parse
-from thinkgate.formats import DEEPSEEK_R1, DEEPSEEK_V3_1
+from thinkgate.formats import DEEPSEEK_R1, DEEPSEEK_V3_1, get_format
 from thinkgate.parsing import ToolCallInvalid, accumulate
 
 R1 = DEEPSEEK_R1
@@ -167,16 +168,19 @@ def test_unknown_tool_is_invalid_only_when_tools_are_given():
     assert [c.name for c in parse(text).tool_calls] == ["launch_rocket", "now"]
 
 
-def test_tool_block_inside_reasoning_is_reasoning_unless_recovered():
+def test_tool_markup_written_while_thinking_ends_the_reasoning_unless_turned_off():
     block = T.section_text([("get_weather", WEATHER)])
     text = "I will call " + block + " then done" + CLOSE + "ok"
+    # the section's token ends the reasoning: the call is read, what follows is the answer
     m = every_split_agrees(text)
-    assert m.reasoning_content == "I will call " + block + " then done"
-    assert m.tool_calls == []
-    rec = every_split_agrees(text, recover_calls_in_reasoning=True)
-    assert rec.reasoning_content == "I will call  then done"
-    assert rec.tool_calls[0].arguments == WEATHER
-    assert rec.content == "ok"
+    assert m.reasoning_content == "I will call "
+    assert [(c.name, c.arguments) for c in m.tool_calls] == [("get_weather", WEATHER)]
+    assert m.content == " then done" + CLOSE + "ok"
+    # turned off per request, or per format: the block is reasoning text
+    for kw in ({"recover_calls_in_reasoning": False}, {"format": replace(get_format("deepseek_r1"), calls_in_reasoning=False)}):
+        off = every_split_agrees(text, **kw)
+        assert off.reasoning_content == "I will call " + block + " then done"
+        assert off.tool_calls == [] and off.content == "ok"
 
 
 def test_cut_off_mid_call_gives_length_and_no_complete_call():

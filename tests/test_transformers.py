@@ -76,6 +76,20 @@ def test_v3_1_and_rows_that_finish_early(tiny):
     assert c["finish_reason"] == "length" and not c["message"].get("tool_calls")
 
 
+def test_a_required_call_fits_within_max_tokens_when_the_thinking_never_closes(tiny):
+    """No thinking budget: the random model thinks on; a call is still written, in the last
+    tokens max_tokens leaves (issue 17, point 3)."""
+    model, tok = tiny
+    requests = [
+        ChatRequest(messages=[{"role": "user", "content": "weather"}], tools=TOOLS, tool_choice=choice, thinking=True, max_tokens=64, seed=5, temperature=1.0)
+        for choice in ("required", {"type": "function", "function": {"name": "get_weather"}})
+    ]
+    for r, choice in zip(generate_chat(model, tok, requests, format="deepseek_r1"), ("tool_calls", "stop")):
+        c = r["choices"][0]
+        assert _valid_calls(c["message"]) == 1 and c["finish_reason"] == choice, c
+        assert c["message"]["reasoning_content"] and r["usage"]["completion_tokens"] == 64
+
+
 def test_processor_directly_with_generate(tiny):
     model, tok = tiny
     prompt = apply_chat_template(tok, [{"role": "user", "content": "weather?"}], "deepseek_r1", TOOLS, thinking=False)

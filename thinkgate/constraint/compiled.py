@@ -10,7 +10,7 @@ import json
 import threading
 from collections import OrderedDict
 from concurrent.futures import Future
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
 import numpy as np
@@ -50,6 +50,11 @@ class ToolGrammar:
     # ("auto"); close_ids spell the close, forced one by one when a thinking budget is spent.
     reasoning_grammars: Optional[dict[Any, xgr.CompiledGrammar]] = None
     close_ids: tuple[int, ...] = ()
+    # The tool markup's opening token, which written while thinking ends the reasoning and is
+    # the calls' first token (the format's reasoning_trigger; None under tool_choice "none").
+    reasoning_trigger: Optional[int] = None
+    # The shortest complete answer's token ids, measured once on first use (see call_room).
+    shortest: Any = field(default=None, repr=False, compare=False)
 
     @property
     def format(self) -> ChatFormat:
@@ -169,6 +174,8 @@ class GrammarCache:
             no_controls=None if names_tokens(spec.tag) else ~vocab.tables.control_mask,
             reasoning_grammars=reasoning_grammars,
             close_ids=_encode(vocab, fmt.reasoning.close) if fmt.reasoning.present else (),
+            # (where the grammar holds reasoning written as text, it holds the trigger there too)
+            reasoning_trigger=ids.get(fmt.reasoning_trigger) if spec.choice != "none" and not fmt.text_reasoning else None,
         )
 
 

@@ -24,31 +24,32 @@ _FORMAT_EXAMPLES = {
 }
 
 
-def example_value(schema: Any, root: Any = None, depth: int = 0) -> Any:
-    """A simple value the schema admits (required properties only; bounds respected)."""
+def example_value(schema: Any, root: Any = None, depth: int = 0, short: bool = False) -> Any:
+    """A simple value the schema admits (required properties only; bounds respected).
+    ``short``: a string without a format or pattern is as short as its bounds allow."""
     root = schema if root is None else root
     if not isinstance(schema, dict) or depth > 8:
         return None
     if "$ref" in schema:
         from .schema_nodes import resolve_ref
 
-        return example_value(resolve_ref(schema["$ref"], root), root, depth + 1)
+        return example_value(resolve_ref(schema["$ref"], root), root, depth + 1, short)
     if "const" in schema:
         return schema["const"]
     if "enum" in schema:
         return schema["enum"][0]
     for word in ("anyOf", "oneOf", "allOf"):
         if schema.get(word):
-            return example_value(schema[word][0], root, depth + 1)
+            return example_value(schema[word][0], root, depth + 1, short)
     t = schema.get("type", "object" if "properties" in schema else "string")
     if isinstance(t, list):
         t = next((x for x in t if x != "null"), "null")
     if t == "object":
         props = schema.get("properties") or {}
-        return {k: example_value(props.get(k, {}), root, depth + 1) for k in schema.get("required", [])}
+        return {k: example_value(props.get(k, {}), root, depth + 1, short) for k in schema.get("required", [])}
     if t == "array":
         n = schema.get("minItems", 0)
-        return [example_value(schema.get("items", {}), root, depth + 1) for _ in range(n)]
+        return [example_value(schema.get("items", {}), root, depth + 1, short) for _ in range(n)]
     if t in ("integer", "number"):
         lo = schema.get("minimum", schema.get("exclusiveMinimum", -1) + 1 if "exclusiveMinimum" in schema else 0)
         hi = schema.get("maximum", lo)
@@ -60,7 +61,7 @@ def example_value(schema: Any, root: Any = None, depth: int = 0) -> Any:
         return None
     if "pattern" in schema:
         return _matching(schema["pattern"])
-    text = _FORMAT_EXAMPLES.get(schema.get("format", ""), "example")
+    text = _FORMAT_EXAMPLES.get(schema.get("format", ""), "" if short else "example")
     lo, hi = schema.get("minLength", 0), schema.get("maxLength")
     if hi is not None:
         text = text[:hi]

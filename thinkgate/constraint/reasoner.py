@@ -9,6 +9,12 @@ comparison: no bitmask is filled and no logits are touched, with two exceptions 
 one row: the step a ``thinking_budget`` forces ``</think>``, and (for tool_choice ``required`` or
 a named tool, where an answer without a call is invalid) the end-of-sequence logit, which is
 set to -inf so that the output cannot end inside its thinking.
+
+Two tokens end the thinking besides ``</think>``. The tool markup's opening token (the format's
+``reasoning_trigger``) is the calls' first token: the matcher reads it, and the calls are held to
+the grammar like any others; the thinking budget is then behind them. And where a call is
+required and ``max_tokens`` is given, the thinking ends while the tokens left can still hold the
+shortest complete answer (``call_room``): ``</think>`` is forced, then that answer.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ import xgrammar as xgr
 from ..formats import Thinking
 from ..formats.tokens import thinking_from_prompt
 from .compiled import ToolGrammar
+from .call_room import shortest_answer
 from .guard import ArgumentsGuard
 from .text_reasoning import ANSWER, OPENING, THINKING, TextMarkers, TextReasoning
 
@@ -48,8 +55,10 @@ class ReasonerGrammar:
     ``thinking``: ``True`` (the output starts inside ``<think>``), ``False``, or ``"auto"``;
     by default read from ``prompt_token_ids`` (see :func:`thinkgate.thinking_from_prompt`), else
     the format's default. ``thinking_budget``: after that many thinking tokens, ``</think>`` is
-    forced. A rejected token never raises: the request goes to ERROR, ``error`` says why, and
-    from then on only end-of-sequence is allowed.
+    forced. ``max_tokens``: the output's token limit; under tool_choice ``required`` or a named
+    tool the thinking is ended in time for the shortest call to fit (see ``call_room``). A
+    rejected token never raises: the request goes to ERROR, ``error`` says why, and from then on
+    only end-of-sequence is allowed.
     """
 
     def __init__(
@@ -59,6 +68,7 @@ class ReasonerGrammar:
         prompt_token_ids: Optional[Sequence[int]] = None,
         thinking: Optional[Thinking] = None,
         thinking_budget: Optional[int] = None,
+        max_tokens: Optional[int] = None,
     ) -> None:
         self.grammar = grammar
         fmt = grammar.format
@@ -70,6 +80,8 @@ class ReasonerGrammar:
         thinking = fmt.start_thinking(thinking)
         if thinking_budget is not None and (not isinstance(thinking_budget, int) or thinking_budget < 0):
             raise ValueError(f"thinking_budget must be a non-negative integer, not {thinking_budget!r}")
+        if max_tokens is not None and (isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1):
+            raise ValueError(f"max_tokens must be a positive integer, not {max_tokens!r}")
         self.thinking = thinking
         self.thinking_budget = thinking_budget
         # The open marker may be several tokens (harmony's <|channel|>analysis<|message|>, whose
@@ -82,7 +94,17 @@ class ReasonerGrammar:
         self._thought = 0  # thinking tokens of earlier reasoning messages (for the budget)
         self._stops = frozenset(grammar.stop_ids)
         self.block_eos_while_thinking = grammar.choice in ("required", "named")
-        self._watch = frozenset({self._close, *(self._stops if self.block_eos_while_thinking else ())})
+        self._trigger = grammar.reasoning_trigger
+        self._watch = frozenset({self._close, *(self._stops if self.block_eos_while_thinking else ()), *((self._trigger,) if self._trigger is not None else ())})
+        # The shortest answer, kept room for where a call is required within max_tokens; from
+        # the position after a </think> written with no more room than that, it is forced.
+        self._room: tuple[int, ...] = ()
+        if max_tokens is not None and self.block_eos_while_thinking and thinking is not False and not grammar.close_tail and grammar.reasoning_grammars is None:
+            self._room = shortest_answer(grammar) or ()
+            if 1 + len(self._room) > max_tokens:  # no call fits at all: nothing to keep room for
+                self._room = ()
+        self._room_at = max_tokens - 1 - len(self._room) if self._room else None
+        self._answer_forced_from: Optional[int] = None
         self.error: Optional[str] = None
         self._pos = 0
         self._think_start = 0
@@ -113,7 +135,25 @@ class ReasonerGrammar:
 
     @property
     def _budget_at(self) -> Optional[int]:
-        return None if self.thinking_budget is None else self._think_start + self.thinking_budget - self._thought
+        """The position at which ``</think>`` is forced: the thinking budget's, or where the
+        tokens left only just hold the required call's room, whichever comes first."""
+        at = None if self.thinking_budget is None else self._think_start + self.thinking_budget - self._thought
+        if self._room_at is not None:
+            at = self._room_at if at is None else min(at, self._room_at)
+        return at
+
+    @property
+    def answered_in_room(self) -> bool:
+        """Whether the thinking was ended for want of room, and the shortest call written."""
+        return self._answer_forced_from is not None
+
+    @property
+    def _forced_answer(self) -> Optional[int]:
+        """The one token the kept room forces at this position (None: the model chooses)."""
+        start = self._answer_forced_from
+        if start is None or not 0 <= self._pos - start < len(self._room):
+            return None
+        return self._room[self._pos - start]
 
     @property
     def thinking_tokens(self) -> int:
@@ -153,7 +193,7 @@ class ReasonerGrammar:
         move to ``phase``. ``matched`` tokens went to the matcher, ``guarded`` (as many, unless
         said) to the guard."""
         guarded = matched if guarded is None else guarded
-        self._entries.append((self._pos, self.phase, self.error, matched, guarded, self._pending, self._tail, self._think_start, self._thought, self._text))
+        self._entries.append((self._pos, self.phase, self.error, matched, guarded, self._pending, self._tail, self._think_start, self._thought, self._text, self._answer_forced_from))
         self._pos += 1
         self.phase = phase
         if error is not None:
@@ -193,10 +233,15 @@ class ReasonerGrammar:
                     self._tail = 0
                 else:
                     self._start_matcher()
+                    no_room = self._room_at is not None and self._pos >= self._room_at
                     self._log(0, Phase.CONSTRAINED)
+                    if no_room:  # the tokens left hold the shortest answer and no more: it is written
+                        self._answer_forced_from = self._pos
                 self._thought += thought
                 self._refresh()
                 return True
+            if token_id == self._trigger:
+                return self._calls_while_thinking(token_id)
             if self.forcing_close:
                 self._log(0, Phase.ERROR, f"token {token_id} sampled where the thinking budget forces the end of thinking")
                 return False
@@ -251,6 +296,10 @@ class ReasonerGrammar:
             text = self._text
             if text is not None and text.where != ANSWER:
                 return self._accept_text(token_id)
+            forced = self._forced_answer
+            if forced is not None and token_id != forced:
+                self._log(0, Phase.ERROR, f"token {token_id} sampled where {forced} must follow: the tokens left before max_tokens only hold the shortest call")
+                return False
             if not matcher.accept_token(token_id):
                 self._log(0, Phase.ERROR, f"token {token_id} is not allowed by the tool grammar here")
                 return False
@@ -263,6 +312,21 @@ class ReasonerGrammar:
         else:
             self._log(0, Phase.ERROR)
         return False
+
+    def _calls_while_thinking(self, token_id: int) -> bool:
+        """The tool markup's opening token, written while thinking: the reasoning ends here and
+        the token is the calls' first, read by the matcher like any other."""
+        thought = self._pos - self._think_start
+        self._start_matcher()
+        if not self._matcher.accept_token(token_id):  # a grammar that opens no calls this way
+            self._log(0, Phase.ERROR, f"token {token_id} is not allowed by the tool grammar here")
+            return False
+        if self._guard is not None:
+            self._guard.accept(token_id)
+        self._log(1, Phase.DONE if self._matcher.is_terminated() else Phase.CONSTRAINED)
+        self._thought += thought
+        self._refresh()
+        return True
 
     def _accept_text(self, token_id: int) -> bool:
         """A token while reasoning written as text may still open, or has not closed: the
@@ -301,7 +365,7 @@ class ReasonerGrammar:
         matched = guarded = 0
         entries = self._entries
         while entries and entries[-1][0] >= target:
-            _, self.phase, self.error, fed, read, self._pending, self._tail, self._think_start, self._thought, self._text = entries.pop()
+            _, self.phase, self.error, fed, read, self._pending, self._tail, self._think_start, self._thought, self._text, self._answer_forced_from = entries.pop()
             matched += fed
             guarded += read
         if matched:
@@ -340,6 +404,10 @@ class ReasonerGrammar:
             return True
         if self._text is not None and self.forcing_close:
             _only(row, (self.grammar.close_ids[self._text.forced],))
+            return True
+        forced = self._forced_answer if phase == Phase.CONSTRAINED else None
+        if forced is not None:
+            _only(row, (forced,))
             return True
         k = self._pending if phase == Phase.OPENING else 0
         # The held prefix of the open marker: the matcher's mask as if it had read it.

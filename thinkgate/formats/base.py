@@ -524,6 +524,12 @@ class ChatFormat:
     chat: Optional[ChatMarkers] = None
     # Markers besides ``eos`` that end the generation (harmony: ``<|call|>``).
     stops: tuple[str, ...] = ()
+    # Whether the tool markup's opening *token* written while thinking ends the reasoning there:
+    # the parser reads the calls and the grammar constrains them as any others (Kimi-K2-Thinking
+    # leaves ``</think>`` out before its tool section; Qwen3.5 and GLM-5 open ``<tool_call>``
+    # inside it). Its text spelled in ordinary tokens stays reasoning, and so does a trigger that
+    # is text (:class:`Text`), which prose could write. False: the marker is reasoning text too.
+    calls_in_reasoning: bool = True
 
     def __post_init__(self) -> None:
         texts = [m for m in (self.eos, *self.stops) if is_text(m)]
@@ -534,6 +540,16 @@ class ChatFormat:
             raise ValueError(f"format {self.name!r}: the reasoning markers are both tokens or both text (Text), not one of each: {r.open!r}, {r.close!r}")
         if self.text_reasoning and self.tools.messages is not None:
             raise ValueError(f"format {self.name!r}: channel messages open reasoning with their header's tokens, not with text")
+
+    @property
+    def reasoning_trigger(self) -> str:
+        """The tool-markup token that, written while thinking, ends the reasoning and opens the
+        calls (see ``calls_in_reasoning``); empty where there is none: the option is off, the
+        format does not think, its calls are channel messages, or its trigger is text."""
+        t = self.tools.trigger
+        if not (self.calls_in_reasoning and self.reasoning.present and t and not is_text(t)) or self.tools.messages is not None:
+            return ""
+        return t
 
     @property
     def text_reasoning(self) -> bool:

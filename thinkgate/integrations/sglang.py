@@ -131,7 +131,8 @@ def _request_grammar(state: _Requests, params: dict, req: Any, width: int) -> Op
         return None
     try:
         compiled = compile_tool_grammar(tok, opts.format, opts.tools, opts.tool_choice, opts.parallel_tool_calls, vocab_size=max(width, len(tok)), max_whitespace=opts.max_whitespace, unsupported=opts.unsupported)
-        return ReasonerGrammar(compiled, prompt_token_ids=list(req.origin_input_ids), thinking=opts.thinking, thinking_budget=opts.thinking_budget)
+        limit = getattr(getattr(req, "sampling_params", None), "max_new_tokens", None)
+        return ReasonerGrammar(compiled, prompt_token_ids=list(req.origin_input_ids), thinking=opts.thinking, thinking_budget=opts.thinking_budget, max_tokens=limit)
     except Exception as e:
         log.error("thinkgate: a request's grammar failed (%s); the request is ended", e)
         try:

@@ -83,6 +83,7 @@ class ToolCallLogitsProcessor(LogitsProcessor):
                 prompt_token_ids=prompt,
                 thinking=row.thinking,
                 thinking_budget=row.thinking_budget,
+                max_tokens=row.max_new_tokens,
             )
 
     def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
@@ -139,8 +140,9 @@ class ToolCallLogitsProcessor(LogitsProcessor):
                 # generate samples one token after the last call of the processor
                 req.accept_tokens(ids[self._generated[i] : len(ids) if end is None else end + 1])
             body = ids if end is None else ids[:end]
-            # An end the row's token limit forced is "length", whatever the grammar made of it.
-            limited = end is not None and self._limited.get(i) == end
+            # An end the row's token limit forced is "length", whatever the grammar made of it,
+            # unless it ends the answer the grammar forced into the room it kept for a call.
+            limited = end is not None and self._limited.get(i) == end and not (req is not None and req.answered_in_room)
             natural = end is not None and (req is None or req.is_terminated()) and not limited
             failed = req is not None and req.phase == Phase.ERROR and not limited
             parser = StreamParser(

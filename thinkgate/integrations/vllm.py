@@ -100,13 +100,14 @@ def _in_process_engine() -> Optional["ThinkgateLogitsProcessor"]:
 class _Tracked:
     """One opted-in request: its grammar and how far into its output the grammar has read."""
 
-    __slots__ = ("opts", "grammar", "output", "seen")
+    __slots__ = ("opts", "grammar", "output", "seen", "max_tokens")
 
-    def __init__(self, opts: RequestOptions, grammar: Optional[ReasonerGrammar], output: Optional[list] = None):
+    def __init__(self, opts: RequestOptions, grammar: Optional[ReasonerGrammar], output: Optional[list] = None, max_tokens: Optional[int] = None):
         self.opts = opts
         self.grammar = grammar
         self.output = output
         self.seen = 0
+        self.max_tokens = max_tokens  # the request's own limit: a required call is kept room within it
 
     def catch_up(self, tokens) -> None:
         """Accept the output tokens not read yet (placeholders of async scheduling end the run)."""
@@ -185,7 +186,7 @@ class ThinkgateLogitsProcessor(_V1, _V2):  # type: ignore[misc]
     def is_argmax_invariant(self) -> bool:
         return False  # a mask changes the argmax
 
-    def _grammar(self, opts: RequestOptions, prompt_ids) -> ReasonerGrammar | FailedRequest:
+    def _grammar(self, opts: RequestOptions, prompt_ids, max_tokens: Optional[int] = None) -> ReasonerGrammar | FailedRequest:
         """The request's constraint. Its grammar was compiled at admission (a cache hit here
         when the engine runs in this process); whatever still fails ends this request alone —
         it may only end — and never the engine."""
@@ -206,6 +207,7 @@ class ThinkgateLogitsProcessor(_V1, _V2):  # type: ignore[misc]
                 prompt_token_ids=list(prompt_ids) if prompt_ids is not None else None,
                 thinking=opts.thinking,
                 thinking_budget=opts.thinking_budget,
+                max_tokens=max_tokens,
             )
         except Exception as e:
             log.error("thinkgate: a request's grammar failed in the engine (%s); the request is ended", e)
@@ -237,7 +239,8 @@ class ThinkgateLogitsProcessor(_V1, _V2):  # type: ignore[misc]
             if opts is None:
                 tracked.pop(index, None)
             else:
-                tracked[index] = _Tracked(opts, self._grammar(opts, prompt_ids), output_ids)
+                limit = getattr(params, "max_tokens", None)
+                tracked[index] = _Tracked(opts, self._grammar(opts, prompt_ids, limit), output_ids)
         for a, b, direction in batch_update.moved:
             ta, tb = tracked.pop(a, None), tracked.pop(b, None)
             if ta is not None:
@@ -271,7 +274,7 @@ class ThinkgateLogitsProcessor(_V1, _V2):  # type: ignore[misc]
         if opts is None:
             self._tracked.pop(req_idx, None)
             return False
-        self._tracked[req_idx] = _Tracked(opts, None)
+        self._tracked[req_idx] = _Tracked(opts, None, max_tokens=getattr(sampling_params, "max_tokens", None))
         return True
 
     def apply_staged_writes(self) -> None:
@@ -294,7 +297,7 @@ class ThinkgateLogitsProcessor(_V1, _V2):  # type: ignore[misc]
             if t.grammar is None:
                 prompt_len = int(rs.prompt_len.np[slot])
                 history = rs.all_token_ids.gpu[slot, :end].tolist()
-                t.grammar = self._grammar(t.opts, history[:prompt_len])
+                t.grammar = self._grammar(t.opts, history[:prompt_len], t.max_tokens)
                 t.seen = 0
                 t.catch_up(history[prompt_len:])
             else:

@@ -14,7 +14,8 @@ Two rules decide what counts as a marker:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import Optional
 
 from ..formats import is_text
 
@@ -100,3 +101,32 @@ class MarkerSet:
                     break
                 i = text.find(first, i + 1)
         return best
+
+
+def marker_pieces(text: str, token_ids: list[int], id_to_marker: Mapping[int, str], decode: Callable[[list[int]], str]) -> Optional[list[tuple[str, list[int]]]]:
+    """A delta cut at its marker tokens, each marker token its own piece, where the delta's text
+    spells a marker more often than its ids hold that marker's token (a marker written in ordinary
+    tokens beside the real one: within one delta the counts cannot tell which is which). None where
+    there is nothing to cut, or where ``text`` is not what ``decode`` makes of the ids."""
+    marks = [(k, m) for k, t in enumerate(token_ids) if (m := id_to_marker.get(t)) is not None]
+    if not marks:
+        return None
+    held: dict[str, int] = {}
+    for _, m in marks:
+        held[m] = held.get(m, 0) + 1
+    if all(text.count(m) == n for m, n in held.items()):
+        return None  # every occurrence is a token
+    pieces: list[tuple[str, list[int]]] = []
+    pos = prev = 0
+    for k, m in marks:
+        before = decode(token_ids[prev:k]) if k > prev else ""
+        at = pos + len(before)
+        if text[pos:at] != before or not text.startswith(m, at):
+            return None
+        if before:
+            pieces.append((before, token_ids[prev:k]))
+        pieces.append((m, [token_ids[k]]))
+        pos, prev = at + len(m), k + 1
+    if pos < len(text) or prev < len(token_ids):
+        pieces.append((text[pos:], token_ids[prev:]))
+    return pieces

@@ -43,7 +43,7 @@ class Markup:
             driver,
             fmt,
             reading.thinking,
-            recovered=self.answer.tool_markers if reading.recover_calls_in_reasoning else (),
+            recovered=(fmt.reasoning_trigger,) if reading.recover_calls_in_reasoning and fmt.reasoning_trigger else (),
             enter_calls=self.answer.enter_calls,
         )
         self.end = CallEndStages(driver, calls, fmt, then, headless)

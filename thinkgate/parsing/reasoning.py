@@ -22,9 +22,10 @@ _MAX_START_SPACE = 64
 class ReasoningStages:
     """``Stage.START`` and ``Stage.REASONING``; the answer starts in ``Stage.CONTENT``.
 
-    ``recovered``: tool markers that, met inside the reasoning, start calls there (the parser's
-    ``recover_calls_in_reasoning``); ``enter_calls(marker, at, credits, back_to)`` is the
-    layout's entry into its calls, returning where reading goes on.
+    ``recovered``: the tool marker that, met inside the reasoning, ends it and opens the calls
+    (the format's ``reasoning_trigger``, unless the parser's ``recover_calls_in_reasoning`` is
+    off); ``enter_calls(marker, at, credits, back_to)`` is the layout's entry into its calls,
+    returning where reading goes on.
     """
 
     def __init__(
@@ -110,5 +111,9 @@ class ReasoningStages:
             d.take(credits, m)
             d.stage = Stage.CONTENT
             return p + len(m)
-        # a tool marker written inside the reasoning: its calls are recovered
-        return self._enter_calls(m, p, credits, Stage.REASONING)  # type: ignore[misc]
+        # the tool markup's token written while thinking: the reasoning is over, the calls begin
+        # (as the grammar switches to the calls at that token); after them comes the answer
+        if d.verbatim:  # reasoning_only: the markup, as all the answer, is handed over as written
+            d.stage = Stage.CONTENT
+            return p
+        return self._enter_calls(m, p, credits, Stage.CONTENT)  # type: ignore[misc]

@@ -26,5 +26,5 @@ class Reading:
     """What a request asks of reading an output (see :class:`thinkgate.StreamParser`)."""
 
     thinking: Thinking
-    recover_calls_in_reasoning: bool = False
+    recover_calls_in_reasoning: bool = True
     calls_after_content: bool = True

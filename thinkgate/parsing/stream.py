@@ -12,6 +12,7 @@ from .message import Message, MessageBuilder
 from .openai import render_deltas
 from .calls import CallTracker, default_call_id
 from .driver import Driver
+from .markers import marker_pieces
 from .stages import Reading
 from ..formats.tokens import marker_token_ids
 
@@ -67,7 +68,10 @@ class StreamParser:
       text becomes answer text; for engines whose responses have no place for invalid calls),
       ``"drop"`` (logged and dropped), or ``"error"`` (strict: reported, and the stream ends
       with ``finish_reason="error"`` and ``error`` naming the problem).
-    * ``recover_calls_in_reasoning``: read a tool block written before ``</think>`` as calls.
+    * ``recover_calls_in_reasoning``: the format's tool-markup token (its ``reasoning_trigger``)
+      written while thinking ends the reasoning and opens the calls, as the grammar reads it
+      (default); ``False`` leaves it reasoning text. A format whose ``calls_in_reasoning`` is
+      off, or whose trigger is text, never reads calls inside its reasoning.
     * ``calls_after_content``: if ``False``, tool markup after answer text is answer text.
     * ``reasoning_only``: only split reasoning from the answer; the answer, tool markup and all,
       comes out verbatim as content (for engines whose tool parser reads the answer separately).
@@ -86,7 +90,7 @@ class StreamParser:
         *,
         tokenizer: Any = None,
         on_invalid_call: str = "report",
-        recover_calls_in_reasoning: bool = False,
+        recover_calls_in_reasoning: bool = True,
         calls_after_content: bool = True,
         reasoning_only: bool = False,
         reasoning_field: str = "reasoning_content",
@@ -99,6 +103,10 @@ class StreamParser:
         id_to_marker: Optional[Mapping[int, str]] = None
         if tokenizer is not None:
             id_to_marker = {i: m for m, i in marker_token_ids(self.format, tokenizer).items()}
+        self._id_to_marker = id_to_marker
+        # (a tokenizer, not a mapping: cuts a delta whose text spells a marker beside its token)
+        decode = getattr(tokenizer, "decode", None)
+        self._decode = None if decode is None else lambda ids: decode(ids, skip_special_tokens=False, clean_up_tokenization_spaces=False)
         layout_cls = _PARSERS[self.format.tools.layout.name].layout_class(self.format)
         # The machine: a driver running the layout's stages, a call tracker reading the calls.
         self._machine = Driver(self.format, id_to_marker, verbatim=reasoning_only)
@@ -121,7 +129,13 @@ class StreamParser:
         self.finish_reason: Optional[str] = None
 
     def feed_events(self, delta_text: str, token_ids: Optional[list[int]] = None) -> list[Event]:
-        events = self._machine.feed(delta_text, token_ids)
+        pieces = None
+        if token_ids and self._decode is not None and self._id_to_marker:
+            pieces = marker_pieces(delta_text, list(token_ids), self._id_to_marker, self._decode)
+        if pieces is None:
+            events = self._machine.feed(delta_text, token_ids)
+        else:
+            events = [ev for text, ids in pieces for ev in self._machine.feed(text, ids)]
         self._builder.add(events)
         return events
 
