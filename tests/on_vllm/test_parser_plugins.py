@@ -241,3 +241,26 @@ def test_a_thinking_keyword_the_template_ignores_changes_nothing(tokenizer, qwen
     ignored = SimpleNamespace(tools=None, tool_choice="auto", chat_template_kwargs={"thinking": False})
     assert reasoning_parser.extract_reasoning("Done.", off) == (None, "Done.")
     assert reasoning_parser.extract_reasoning(said, ignored) == ("Plan.", "Done.")
+
+
+@pytest.mark.parametrize("step", [1, 3])
+@pytest.mark.parametrize("name", ["deepseek_r1", "kimi_k2", "qwen3"])
+def test_a_call_written_while_thinking_is_a_call_through_vllm(tokenizer_for, name, step):
+    # Issue 17, point 1: the tool markup's token ends the reasoning (Kimi-K2-Thinking leaves out
+    # </think> before its tool section), whole as streamed; under tool_choice "none" it is
+    # reasoning text, as thinkgate's grammar reads it then.
+    tokenizer = tokenizer_for(name)
+    fmt = get_format(name)
+    call = fmt.tools.section_text([("get_weather", '{"city": "Paris"}')])
+    # R1's prompt opens the reasoning; Kimi-K2 and Qwen3 open it themselves
+    forced = fmt.reasoning.default_thinking is True
+    prompt = tokenizer.encode(fmt.reasoning.open, add_special_tokens=False)
+    opened = "" if forced else fmt.reasoning.open
+    whole, streamed = _through_vllm(name, tokenizer, opened + "Plan: call it." + call, step, prompt_ids=prompt if forced else None)
+    assert whole == streamed == ("Plan: call it.", None, [("get_weather", '{"city": "Paris"}')])
+    reasoning_parser = ReasoningParserManager.get_reasoning_parser("thinkgate_" + name)(tokenizer)
+    none = SimpleNamespace(tools=[{"type": "function", "function": {"name": "get_weather"}}], tool_choice="none", chat_template_kwargs={})
+    reasoning_parser.adjust_request(none)
+    assert reasoning_parser.extract_reasoning(opened + "Plan." + call, none) == ("Plan." + call, None)
+    ids = tokenizer.encode(opened + "Plan." + call, add_special_tokens=False)
+    assert not reasoning_parser.is_reasoning_end(prompt + ids) and reasoning_parser.extract_content_ids(ids) == []

@@ -174,8 +174,7 @@ class GrammarCache:
             no_controls=None if names_tokens(spec.tag) else ~vocab.tables.control_mask,
             reasoning_grammars=reasoning_grammars,
             close_ids=_encode(vocab, fmt.reasoning.close) if fmt.reasoning.present else (),
-            # (where the grammar holds reasoning written as text, it holds the trigger there too)
-            reasoning_trigger=ids.get(fmt.reasoning_trigger) if spec.choice != "none" and not fmt.text_reasoning else None,
+            reasoning_trigger=ids.get(fmt.reasoning_trigger) if spec.choice != "none" else None,
         )
 
 

@@ -545,9 +545,12 @@ class ChatFormat:
     def reasoning_trigger(self) -> str:
         """The tool-markup token that, written while thinking, ends the reasoning and opens the
         calls (see ``calls_in_reasoning``); empty where there is none: the option is off, the
-        format does not think, its calls are channel messages, or its trigger is text."""
+        format does not think, its calls are channel messages, its trigger is text, or its
+        reasoning markers are (the grammar then holds the reasoning, text up to its close)."""
         t = self.tools.trigger
-        if not (self.calls_in_reasoning and self.reasoning.present and t and not is_text(t)) or self.tools.messages is not None:
+        if not (self.calls_in_reasoning and self.reasoning.present and t and not is_text(t)):
+            return ""
+        if self.tools.messages is not None or self.text_reasoning:
             return ""
         return t
 

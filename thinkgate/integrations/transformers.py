@@ -150,6 +150,8 @@ class ToolCallLogitsProcessor(LogitsProcessor):
                 thinking=req.thinking if req is not None else None,
                 tools=row.tools,
                 tokenizer=self.tokenizer,
+                # (the tool markup's token while thinking is a call where the grammar read one)
+                recover_calls_in_reasoning=grammar.reasoning_trigger is not None,
             )
             kept, text, cut = output_text(self.tokenizer, body, row.stop)
             failed = failed and not cut  # the output ends before its first stop string, whatever came after

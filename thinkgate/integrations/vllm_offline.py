@@ -82,7 +82,8 @@ def generate_chat(
         ids = list(completion.token_ids)
         stop = tokenizer.convert_tokens_to_ids(fmt.eos)
         body = ids[:-1] if ids and ids[-1] == stop else ids
-        parser = StreamParser(fmt, thinking=_thinking(prompt, tokenizer, fmt), tools=request.tools, tokenizer=tokenizer)
+        calls = bool(request.tools) and request.effective_tool_choice != "none"  # as the grammar reads its thinking
+        parser = StreamParser(fmt, thinking=_thinking(prompt, tokenizer, fmt), tools=request.tools, tokenizer=tokenizer, recover_calls_in_reasoning=calls)
         # vLLM ended the output at its stop string and kept the tokens that wrote it: cut the
         # text where the transformers engine cuts it
         kept, text, cut = output_text(tokenizer, body, request.stop)

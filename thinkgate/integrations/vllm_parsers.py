@@ -112,6 +112,12 @@ def _tool_choice(request: Any) -> Any:
     return choice
 
 
+def _calls_allowed(request: Any) -> bool:
+    """Whether the request may call tools: then the tool markup's token written while thinking
+    ends the reasoning, as thinkgate's grammar reads it; else it is reasoning text."""
+    return bool(_tools(request)) and _tool_choice(request) != "none"
+
+
 class ThinkgateReasoningParser(ReasoningParser):
     """Splits reasoning from the answer (the answer goes verbatim to the tool parser)."""
 
@@ -121,6 +127,11 @@ class ThinkgateReasoningParser(ReasoningParser):
         super().__init__(tokenizer, *args, **kwargs)
         self._open = tokenizer.convert_tokens_to_ids(self.format.reasoning.open)
         self._close = tokenizer.convert_tokens_to_ids(self.format.reasoning.close)
+        # The tool markup's opening token ends the reasoning too, where the request may call
+        # tools (adjust_request says; a parser never told keeps to thinkgate's default).
+        trigger = self.format.reasoning_trigger
+        self._trigger = tokenizer.convert_tokens_to_ids(trigger) if trigger else None
+        self._calls = True
         # harmony: <|end|> ends every message, reasoning is the analysis channel's; reasoning
         # markers written as text are found in the decoded ids
         self._analysis: Any = None
@@ -139,6 +150,23 @@ class ThinkgateReasoningParser(ReasoningParser):
     def reasoning_end_str(self) -> str:
         return self.format.reasoning.close
 
+    def adjust_request(self, request: Any) -> Any:
+        request = super().adjust_request(request)
+        self._calls = _calls_allowed(request)
+        return request
+
+    def _ends(self, token_id: int) -> bool:
+        return token_id == self._close or (self._calls and token_id == self._trigger)
+
+    def _content_start(self, input_ids: Sequence[int]) -> Optional[int]:
+        """Where the answer starts: after ``</think>``, or at the tool markup's token."""
+        for k, t in enumerate(input_ids):
+            if t == self._close:
+                return k + 1
+            if self._calls and t == self._trigger:
+                return k
+        return None
+
     def adjust_initial_state_from_prompt(self, prompt_token_ids: Sequence[int]) -> None:
         try:
             self._thinking = thinking_from_prompt(prompt_token_ids, self.model_tokenizer, self.format)
@@ -152,7 +180,7 @@ class ThinkgateReasoningParser(ReasoningParser):
         if self._analysis is not None:
             return self._analysis.ended(input_ids)
         for t in reversed(input_ids):
-            if t == self._close:
+            if self._ends(t):
                 return True
             if t == self._open:
                 return False
@@ -161,22 +189,24 @@ class ThinkgateReasoningParser(ReasoningParser):
     def extract_content_ids(self, input_ids: list[int]) -> list[int]:
         if self._analysis is not None:
             return input_ids[self._analysis.content_from(input_ids) :]
-        if self._close not in input_ids:
-            return []
-        return input_ids[input_ids.index(self._close) + 1 :]
+        start = self._content_start(input_ids)
+        return [] if start is None else input_ids[start:]
 
     def count_reasoning_tokens(self, token_ids: Sequence[int]) -> int:
         ids = list(token_ids)
         if self._analysis is not None:
             return self._analysis.content_from(ids) or (0 if self._analysis.ended(ids) else len(ids))
-        return ids.index(self._close) if self._close in ids else len(ids)
+        for k, t in enumerate(ids):
+            if self._ends(t):
+                return k
+        return len(ids)
 
     def extract_reasoning(self, model_output: str, request: Any) -> tuple[Optional[str], Optional[str]]:
         try:
             thinking = self._thinking
             if thinking is None:
                 thinking = _thinking_for_output(_requested_thinking(request, self.format), self.format, model_output)
-            m = parse(model_output, self.format, thinking=thinking, reasoning_only=True)
+            m = parse(model_output, self.format, thinking=thinking, reasoning_only=True, recover_calls_in_reasoning=_calls_allowed(request))
             return m.reasoning_content, m.content
         except Exception:  # never the server's 500: the output comes back as content
             log.exception("thinkgate: reading the reasoning failed; the output is returned as content")
@@ -192,7 +222,7 @@ class ThinkgateReasoningParser(ReasoningParser):
         delta_token_ids: Sequence[int],
     ) -> Optional[DeltaMessage]:
         if self._stream is None:
-            self._stream = StreamParser(self.format, thinking=self._thinking, reasoning_only=True, tokenizer=self.model_tokenizer)
+            self._stream = StreamParser(self.format, thinking=self._thinking, reasoning_only=True, tokenizer=self.model_tokenizer, recover_calls_in_reasoning=self._calls)
         try:
             events = self._stream.feed_events(delta_text, list(delta_token_ids))
         except Exception:  # never the server's 500: the rest of the output streams as content
