@@ -181,3 +181,68 @@ def test_an_engine_finds_the_end_of_text_reasoning_in_token_ids(llama_tokenizer)
     assert llama_tokenizer.decode(ids[start:]).strip() == "Sunny."
     # a new turn's open marker after an earlier close: reasoning again
     assert not boundary.ended(ids + llama_tokenizer.encode(" <think>", add_special_tokens=False))
+
+
+@pytest.mark.parametrize("fmt", ["minimax_m2", "text_hermes"])
+@pytest.mark.parametrize("choice", ["auto", "none"])
+def test_answer_text_holds_no_piece_of_text_markup(llama_tokenizer, tokenizer, fmt, choice):
+    """Issue 17, point 5: where the tool markup is text, the answer's free text can neither hold
+    a marker nor end in the first characters of one (which the parser would hold back, then give
+    back as content): the output may not end there; elsewhere such characters are plain text."""
+    from thinkgate.constraint import compile_tool_grammar
+    from thinkgate.formats import get_format
+
+    f = TEXT_HERMES if fmt == "text_hermes" else get_format(fmt)
+    tok = llama_tokenizer if fmt == "text_hermes" else tokenizer
+    grammar = compile_tool_grammar(tok, f, [{"type": "function", "function": {"name": "now", "parameters": {"type": "object", "properties": {}}}}], choice)
+    eos = grammar.stop_ids[0]
+    trigger = f.tools.trigger
+    for cut in (1, 3, len(trigger) - 1):
+        g, ok = walk(grammar, tok, "Hello " + trigger[:cut])
+        assert ok and not allowed(g, eos, grammar.vocab.size), (trigger[:cut], "the output could end in a piece of markup")
+    for text in ("a < b", "Hello " + trigger[:3] + " and more", "<b>bold</b>"):
+        g, ok = walk(grammar, tok, text)
+        assert ok and allowed(g, eos, grammar.vocab.size), text
+    for marker in f.text_markers:
+        g, ok = walk(grammar, tok, "x " + marker + "x")
+        assert not ok or choice == "auto" and marker == trigger, marker
+
+
+@pytest.mark.parametrize("choice", ["auto", "none"])
+def test_sampled_answers_leak_no_markup(tokenizer, choice):
+    """Random walks under MiniMax-M2's grammar that reach for the trigger's characters and for
+    the end: no content holds a tool marker or ends in a piece of one."""
+    import numpy as np
+    import torch
+
+    from thinkgate.constraint import BatchMasker, ReasonerGrammar, compile_tool_grammar
+    from thinkgate.formats import get_format
+
+    f = get_format("minimax_m2")
+    tools = [{"type": "function", "function": {"name": "now", "parameters": {"type": "object", "properties": {}}}}]
+    grammar = compile_tool_grammar(tokenizer, f, tools, choice)
+    eos = grammar.stop_ids[0]
+    # the tokens that spell the markers' pieces: the walk favours them, then the end
+    pieces = sorted({t for m in f.text_markers for k in range(1, len(m)) for t in tokenizer.encode(m[:k], add_special_tokens=False)})
+    rng = np.random.default_rng(zlib.crc32(choice.encode()))
+    leaks = ended = 0
+    for n in range(40):
+        rg = ReasonerGrammar(grammar, thinking=False)
+        masker = BatchMasker(grammar.vocab.size, 1)
+        ids = []
+        while not rg.is_terminated() and len(ids) < 60:
+            logits = torch.from_numpy(rng.standard_normal((1, grammar.vocab.size)).astype(np.float32))
+            logits[0, pieces] += 4.0
+            logits[0, eos] += 5.0 if len(ids) >= 3 else -1e9
+            masker([rg], logits)
+            tid = int(logits.argmax())
+            assert rg.accept_token(tid), rg.error
+            ids.append(tid)
+        body = ids[:-1] if ids and ids[-1] == eos else ids
+        m = parse(tokenizer.decode(body, skip_special_tokens=False), format=f, thinking=False, tools=tools, token_ids=body, tokenizer=tokenizer)
+        content = m.content or ""
+        if not rg.is_terminated():  # cut off by the walk's length: not an answer
+            continue
+        ended += 1
+        leaks += any(mk in content for mk in f.text_markers) or any(content.endswith(mk[:k]) for mk in f.text_markers for k in range(1, len(mk)))
+    assert leaks == 0 and ended >= 30

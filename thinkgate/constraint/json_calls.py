@@ -21,8 +21,8 @@ from .tag_elements import (
     regex,
     seq,
     star,
+    text_then_markup,
     token_dispatch,
-    triggered_tags,
 )
 
 
@@ -49,8 +49,7 @@ def _array(req: TagRequest) -> Element:
         if req.control_ids is not None and not is_text(trigger):
             begin = marks.ids[trigger]
             return token_dispatch([(begin, calls)], sorted(i for i in req.control_ids if i != begin))
-        excludes = [m for m in fmt.markers if m not in (fmt.eos, trigger)]
-        return triggered_tags(trigger, opened, t.array[1], excludes)
+        return text_then_markup(trigger, opened, t.array[1], req.text_markers())
     return seq([regex(LEADING_WHITESPACE), marks.element(trigger), calls])
 
 

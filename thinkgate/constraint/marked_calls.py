@@ -19,8 +19,8 @@ from .tag_elements import (
     regex,
     seq,
     star,
+    text_then_markup,
     token_dispatch,
-    triggered_tags,
 )
 
 
@@ -81,8 +81,7 @@ def layout_tag(req: TagRequest) -> Element:
             begin = marks.ids[trigger]
             return token_dispatch([(begin, rest)], sorted(i for i in req.control_ids if i != begin))
         content = calls if t.section_begin else seq(call_rest()[:-1] if t.call_end else call_rest())
-        excludes = [m for m in fmt.markers if m not in (fmt.eos, trigger)]
-        return triggered_tags(trigger, content, t.markup_end, excludes)
+        return text_then_markup(trigger, content, t.markup_end, req.text_markers())
     return seq([regex(LEADING_WHITESPACE), *around(calls)])
 
 

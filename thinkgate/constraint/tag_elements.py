@@ -12,6 +12,7 @@ from typing import Any, Optional
 
 from ..formats import ChatFormat, is_text
 from ..formats.base import TemplatePart
+from .free_text import text_without
 
 Element = dict[str, Any]
 
@@ -64,10 +65,13 @@ def token_dispatch(rules: list[tuple[int, Element]], exclude_tokens: list[int]) 
     return {"type": "token_dispatch", "rules": [[t, e] for t, e in rules], "loop": False, "exclude_tokens": list(exclude_tokens)}
 
 
-def triggered_tags(trigger: str, content: Element, end: str, excludes: list[str]) -> Element:
-    """Free text until ``trigger``, then ``content`` and ``end`` (once)."""
-    tag = {"type": "tag", "begin": trigger, "content": content, "end": end}
-    return {"type": "triggered_tags", "triggers": [trigger], "tags": [tag], "excludes": list(excludes), "stop_after_first": True}
+def text_then_markup(trigger: str, content: Element, end: str, markers: list[str]) -> Element:
+    """Free text, then (or not) ``trigger``, ``content`` and ``end`` once: the tool markup of an
+    answer where it is text. The free text holds none of ``markers`` (the trigger among them) and
+    ends in no piece of one (see :mod:`.free_text`), where xgrammar's triggered tags would let the
+    output end in the trigger's first characters."""
+    # (the text once, the markup optional after it: the text is the costly part to compile)
+    return seq([text_without(markers), {"type": "optional", "content": seq([const(trigger), content, const(end)])}])
 
 
 def reasoning(open_text: Optional[str], close_text: str) -> Element:
@@ -135,8 +139,15 @@ class TagRequest:
 
     def free_text(self) -> Element:
         """Text with no tool markup: by token (control tokens excluded) where every marker is
-        a token the tokenizer has, else as text keeping every marker out but the end."""
+        a token the tokenizer has, else as text keeping every marker (and every piece of one at
+        its end) out but the end."""
         fmt = self.format
         if self.control_ids is not None and not fmt.text_markers:
             return any_tokens(sorted(self.control_ids))
-        return any_text([m for m in fmt.markers if m != fmt.eos])
+        return text_without(self.text_markers())
+
+    def text_markers(self) -> list[str]:
+        """The markers free text must keep out as text: those written as text, and (where no
+        tokenizer gives the markers' tokens, so that they are matched as text) all but the end."""
+        fmt = self.format
+        return [m for m in fmt.markers if m != fmt.eos and (is_text(m) or self.control_ids is None)]
