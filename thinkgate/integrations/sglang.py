@@ -130,7 +130,7 @@ def _request_grammar(state: _Requests, params: dict, req: Any, width: int) -> Op
         log.error("thinkgate: a request's options or tokenizer failed (%s); the row is left unconstrained", e)
         return None
     try:
-        compiled = compile_tool_grammar(tok, opts.format, opts.tools, opts.tool_choice, opts.parallel_tool_calls, vocab_size=max(width, len(tok)), max_whitespace=opts.max_whitespace, unsupported=opts.unsupported)
+        compiled = compile_tool_grammar(tok, opts.format, opts.tools, opts.tool_choice, opts.parallel_tool_calls, vocab_size=max(width, len(tok)), max_whitespace=opts.max_whitespace, unsupported=opts.unsupported, response_format=opts.response_format)
         return ReasonerGrammar(compiled, prompt_token_ids=list(req.origin_input_ids), thinking=opts.thinking, thinking_budget=opts.thinking_budget)
     except Exception as e:
         log.error("thinkgate: a request's grammar failed (%s); the request is ended", e)
