@@ -7,7 +7,9 @@ each row's ``custom_params`` with the request under ``"__req__"``. Each request'
 by the request id, and is dropped when the request finishes. A request opts in with
 ``custom_params={"thinkgate": json.dumps({...})}`` (values must be flat): ``format``,
 ``tokenizer`` (a path; the model's), ``tools``, ``tool_choice``, ``parallel_tool_calls``,
-``thinking``, ``thinking_budget``. Start the server with ``--enable-custom-logit-processor`` and
+``thinking``, ``thinking_budget``, ``response_format`` (OpenAI's: the answer after thinking held
+to JSON after the thinking thinkgate follows; not SGLang's own ``response_format`` as well, or two
+grammars apply). Start the server with ``--enable-custom-logit-processor`` and
 ``--disable-overlap-schedule`` (with the overlap scheduler ``req.output_ids`` can be a token behind
 when the processor runs).
 
