@@ -400,3 +400,21 @@ def test_vllm_on_a_cpu_machine_gets_what_its_backend_needs(monkeypatch, capsys):
     _vllm_on_cpu(quiet=False)
     assert os.environ["VLLM_CPU_KVCACHE_SPACE"] == "2" and os.environ["VLLM_ENABLE_V1_MULTIPROCESSING"] == "0"
     assert "VLLM_ENABLE_V1_MULTIPROCESSING=0" in capsys.readouterr().err
+
+
+def test_response_format_lines_answer_in_json_and_bad_ones_name_the_field(tiny, tmp_path, capsys):
+    schema = {"type": "object", "properties": {"city": {"type": "string", "maxLength": 10}, "days": {"type": "integer", "minimum": 1, "maximum": 9}}, "required": ["city", "days"], "additionalProperties": False}
+    good = {"messages": HELLO, "thinking": True, "thinking_budget": 4, "max_tokens": 200, "temperature": 0, "response_format": {"type": "json_schema", "json_schema": {"name": "trip", "schema": schema}}}
+    lines = [
+        batch_line("good", good),
+        batch_line("shape", {**good, "response_format": {"type": "json_schema", "json_schema": {"name": "trip"}}}),
+        batch_line("keyword", {**good, "response_format": {"type": "json_schema", "json_schema": {"name": "trip", "schema": {"type": "object", "not": {}}}}}),
+    ]
+    status, [ok, shape, keyword] = run_generate(tmp_path, tiny, lines)
+    assert status == 1
+    choice = ok["response"]["body"]["choices"][0]
+    assert choice["finish_reason"] == "stop" and choice["message"]["reasoning_content"]
+    value = json.loads(choice["message"]["content"])
+    jsonschema.validate(value, schema)
+    assert shape["error"]["message"] == "line 2: body.response_format.json_schema.schema must be a JSON schema object, not None"
+    assert keyword["error"]["message"].startswith("line 3: response_format 'trip': keyword 'not'")

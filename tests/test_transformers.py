@@ -149,3 +149,36 @@ def test_the_tiny_model_carries_its_chat_template_and_is_detected(tmp_path):
     config.pop("chat_template", None)
     (path / "tokenizer_config.json").write_text(json.dumps(config))
     assert build_tiny_model(path) == path and load(path)[1].chat_template == chat_template("deepseek_r1")
+
+
+FORECAST = {
+    "type": "object",
+    "properties": {
+        "city": {"type": "string", "minLength": 1, "maxLength": 12},
+        "days": {"type": "integer", "minimum": 1, "maximum": 14},
+        "unit": {"enum": ["C", "F"]},
+    },
+    "required": ["city", "days", "unit"],
+    "additionalProperties": False,
+}
+
+
+@pytest.mark.parametrize("sampling", [{"temperature": 0}, {"temperature": 1.0, "seed": 5}])
+def test_response_format_holds_the_answer_after_free_thinking(tiny, sampling):
+    model, tok = tiny
+    fmt = {"type": "json_schema", "json_schema": {"name": "forecast", "schema": FORECAST}}
+    base = dict(messages=[{"role": "user", "content": "forecast?"}], response_format=fmt, max_tokens=300, **sampling)
+    requests = [
+        ChatRequest(thinking=True, thinking_budget=6, **base),
+        ChatRequest(tools=TOOLS, tool_choice="auto", thinking=False, **base),  # the answer or calls
+        ChatRequest(thinking=True, thinking_budget=6, **{**base, "response_format": {"type": "json_object"}, "max_tokens": 60}),
+    ]
+    answer, either, obj = (r["choices"][0] for r in generate_chat(model, tok, requests, format="deepseek_r1"))
+    assert answer["message"]["reasoning_content"] and answer["finish_reason"] == "stop"
+    jsonschema.validate(json.loads(answer["message"]["content"]), FORECAST)
+    if not _valid_calls(either["message"]):
+        jsonschema.validate(json.loads(either["message"]["content"]), FORECAST)
+    # a free object may run to the limit; what there is starts as an object
+    assert obj["message"]["content"].lstrip().startswith("{")
+    if obj["finish_reason"] == "stop":
+        assert isinstance(json.loads(obj["message"]["content"]), dict)

@@ -114,7 +114,7 @@ def _describe(err: dict, prefix: str) -> str:
         return f"{field} is required"
     if not err["loc"]:  # a check across fields names them itself
         return msg
-    if msg.startswith(str(err["loc"][0]) + "["):  # the message names the field more precisely (messages[1].content)
+    if msg.startswith(tuple(str(err["loc"][0]) + c for c in "[. ")):  # the message names the field itself (messages[1].content, response_format.type)
         return prefix + msg
     return f"{field}: {msg}"
 

@@ -70,13 +70,13 @@ def _read_template(path: str) -> str:
 
 
 def _check_options(line: Line, fmt: Any) -> None:
-    """The line's tools, tool_choice and their grammar, checked without the model (cached per
+    """The line's tools, tool_choice, response_format and their grammar, checked without the model (cached per
     distinct set of tools)."""
     from .requests import RequestOptions, check_options
 
     r = line.request
     try:
-        check_options(RequestOptions(format=fmt.name, tools=r.tools, tool_choice=r.effective_tool_choice, parallel_tool_calls=r.parallel_tool_calls, thinking_budget=r.thinking_budget))
+        check_options(RequestOptions(format=fmt.name, tools=r.tools, tool_choice=r.effective_tool_choice, parallel_tool_calls=r.parallel_tool_calls, thinking_budget=r.thinking_budget, response_format=r.response_format))
     except ValueError as e:
         line.fail("invalid_request", str(e))
 

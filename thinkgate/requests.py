@@ -18,7 +18,7 @@ from .formats.tokens import single_token_id
 from .parsing import Message
 
 OPTION_KEY = "thinkgate"
-_OPTION_FIELDS = ("format", "tools", "tool_choice", "parallel_tool_calls", "thinking", "thinking_budget", "max_whitespace", "unsupported")
+_OPTION_FIELDS = ("format", "tools", "tool_choice", "parallel_tool_calls", "thinking", "thinking_budget", "max_whitespace", "unsupported", "response_format")
 # The server-wide default of ``unsupported`` (a request's own option wins): "error" refuses a
 # schema keyword thinkgate cannot enforce, "relax" drops it with a warning.
 UNSUPPORTED_ENV = "THINKGATE_UNSUPPORTED"
@@ -43,6 +43,7 @@ class RequestOptions:
     thinking_budget: Optional[int] = None
     max_whitespace: Optional[int] = 8
     unsupported: str = "error"
+    response_format: Optional[dict] = None  # OpenAI's: the answer after thinking held to JSON
 
     def to_json(self) -> str:
         return json.dumps({k: getattr(self, k) for k in _OPTION_FIELDS}, ensure_ascii=False)
@@ -91,6 +92,9 @@ def request_options(extra_args: Optional[dict]) -> Optional[RequestOptions]:
         raise ValueError(f"thinkgate option 'max_whitespace' must be a non-negative integer or null, not {ws!r}")
     if raw.get("unsupported", "error") not in ("error", "relax"):
         raise ValueError(f"thinkgate option 'unsupported' must be 'error' or 'relax', not {raw['unsupported']!r}")
+    from .constraint.json_answer import answer_schema
+
+    answer_schema(raw.get("response_format"))  # its shape; the schema itself at check_options
     return RequestOptions(**raw)
 
 
@@ -100,14 +104,14 @@ def _checked(options_json: str) -> None:
     from .constraint.structural_tag import build_spec
 
     opts = RequestOptions(**json.loads(options_json))
-    spec = build_spec(opts.format, opts.tools, opts.tool_choice, opts.parallel_tool_calls, unsupported=opts.unsupported, max_whitespace=opts.max_whitespace)
+    spec = build_spec(opts.format, opts.tools, opts.tool_choice, opts.parallel_tool_calls, unsupported=opts.unsupported, max_whitespace=opts.max_whitespace, response_format=opts.response_format)
     check_tag(spec)
 
 
 def check_options(opts: RequestOptions, tokenizer: Any = None) -> None:
     """Everything about a request that can be known before generation, so that a bad request
-    fails at admission with a ``ValueError`` naming its problem: tools, schemas, tool_choice and
-    xgrammar's grammar for them (without a tokenizer, cached by the options); with the
+    fails at admission with a ``ValueError`` naming its problem: tools, schemas, tool_choice,
+    response_format and xgrammar's grammar for them (without a tokenizer, cached by the options); with the
     tokenizer, that it has the format's markers."""
     _checked(opts.to_json())
     if tokenizer is not None:
@@ -115,6 +119,21 @@ def check_options(opts: RequestOptions, tokenizer: Any = None) -> None:
 
         check_markers(get_format(opts.format), lambda m: single_token_id(tokenizer, m))
 
+
+
+def answer_reading(format: Any, tools: Any, tool_choice: Any, response_format: Any) -> dict[str, Any]:
+    """The parser's options for an output generated under these. A JSON answer is content; in a
+    format that reads an answer starting with ``{`` as calls (Llama 3.x's bare JSON calls) it is
+    read verbatim (``reasoning_only``) where no call can come: tool_choice ``none`` or no tools
+    (``auto`` with a JSON answer is refused there, and ``required`` leaves no answer)."""
+    from .constraint.json_answer import answer_schema
+    from .constraint.structural_tag import resolve_tool_choice, tool_declarations
+
+    fmt = get_format(format)
+    if answer_schema(response_format) is None or not fmt.tools.holds_calls("{"):
+        return {}
+    choice, _ = resolve_tool_choice(tool_choice, tool_declarations(tools))
+    return {"reasoning_only": True} if choice == "none" else {}
 
 
 class ChatRequest(BaseModel):
@@ -125,6 +144,8 @@ class ChatRequest(BaseModel):
     forced). ``max_tokens`` (or OpenAI's newer name, ``max_completion_tokens``) bounds the whole
     output; ``stop`` ends it at the first of its strings. ``n``, ``stream``, ``metadata`` and
     ``user`` are read as OpenAI clients send them: one choice, no streaming, the rest ignored.
+    ``response_format`` (``json_schema``, ``json_object`` or ``text``) holds the answer after
+    thinking to JSON.
     Message content may be OpenAI's list of text parts (joined); other parts are refused."""
 
     model_config = ConfigDict(extra="forbid")
@@ -134,6 +155,7 @@ class ChatRequest(BaseModel):
     tools: Optional[list[dict[str, Any]]] = None
     tool_choice: Union[Literal["none", "auto", "required"], dict[str, Any], None] = None
     parallel_tool_calls: bool = True
+    response_format: Optional[dict[str, Any]] = None
     thinking: Optional[bool] = None
     thinking_budget: Optional[int] = Field(default=None, ge=0)
     max_tokens: int = Field(default=512, ge=1)
@@ -162,6 +184,14 @@ class ChatRequest(BaseModel):
         if isinstance(stops, list) and any(s == "" for s in stops):
             raise ValueError("a stop string cannot be empty")
         return stops or None
+
+    @field_validator("response_format")
+    @classmethod
+    def _response_format(cls, value: Optional[dict[str, Any]]) -> Optional[dict[str, Any]]:
+        from .constraint.json_answer import answer_schema
+
+        answer_schema(value)  # the shape; the schema is checked with the tools' (check_options)
+        return value
 
     @field_validator("n")
     @classmethod

@@ -136,6 +136,31 @@ def test_adjust_request_opts_a_tool_request_in_with_its_options_checked_by_name(
         parser.adjust_request(_chat_request(tools=bad, tool_choice="auto"))
 
 
+
+FORECAST = {"type": "object", "properties": {"city": {"type": "string", "maxLength": 12}}, "required": ["city"]}
+
+
+def test_adjust_request_opts_a_json_response_format_in_and_turns_vllms_own_off(tokenizer):
+    from thinkgate.requests import request_options
+
+    parser = ToolParserManager.get_tool_parser("thinkgate_deepseek_r1")(tokenizer)
+    rf = {"type": "json_schema", "json_schema": {"name": "forecast", "schema": FORECAST, "strict": True}}
+    # no tools: the request opts in all the same
+    req = parser.adjust_request(_chat_request(response_format=rf))
+    opts = request_options(req.vllm_xargs)
+    assert opts.response_format == rf and opts.tools is None
+    assert req.response_format is None and req.to_sampling_params(16, {}).structured_outputs is None
+    req = parser.adjust_request(_chat_request(tools=WEATHER, response_format={"type": "json_object"}))
+    assert request_options(req.vllm_xargs).response_format == {"type": "json_object"} and req.response_format is None
+    # text (and vLLM's own structural tags) stay vLLM's: nothing changes
+    plain = _chat_request(response_format={"type": "text"})
+    before = plain.model_dump()
+    assert parser.adjust_request(plain).model_dump() == before
+    # a schema thinkgate cannot enforce is a 400 naming the keyword
+    bad = {"type": "json_schema", "json_schema": {"name": "f", "schema": {"type": "object", "properties": {"n": {"type": "integer", "multipleOf": 2}}}}}
+    with pytest.raises(ValueError, match="response_format 'f': keyword 'multipleOf'"):
+        parser.adjust_request(_chat_request(response_format=bad))
+
 def test_validate_params_checks_options_by_name_without_a_tokenizer():
     from vllm import SamplingParams
 

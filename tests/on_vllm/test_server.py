@@ -202,3 +202,18 @@ def test_relax_per_request_and_none_compiles_no_schema(client):
     # under "none" the tools' schemas are not compiled: the keyword fails nothing
     plain = _call(client, unenforceable, tool_choice="none")
     assert not plain.message.tool_calls
+
+
+
+def test_response_format_holds_the_answer_after_free_thinking(client):
+    """A JSON schema with no tools: the reasoning is free and the content validates (vLLM's own
+    structured output, turned off by the tool parser, would not wait for thinkgate's thinking)."""
+    schema = {"type": "object", "properties": {"city": {"type": "string", "maxLength": 10}, "days": {"type": "integer", "minimum": 1, "maximum": 9}}, "required": ["city", "days"], "additionalProperties": False}
+    r = client.chat.completions.create(
+        model=_model(client), messages=[{"role": "user", "content": "Trip?"}], temperature=0, max_tokens=300,
+        response_format={"type": "json_schema", "json_schema": {"name": "trip", "schema": schema}},
+        extra_body={"chat_template_kwargs": {"thinking": True}, "vllm_xargs": {"thinkgate_thinking_budget": 8}},
+    )
+    m = r.choices[0].message
+    assert r.choices[0].finish_reason == "stop" and (getattr(m, "reasoning", None) or getattr(m, "reasoning_content", None))
+    jsonschema.validate(json.loads(m.content), schema)

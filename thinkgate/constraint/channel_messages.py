@@ -81,3 +81,19 @@ def between_calls(t: Any) -> None:
 def header_nodes(fmt: ChatFormat, tools: list) -> dict:
     skip = len(fmt.tools.messages.channel)
     return {re.escape(header_after_role(fmt, s.name)[skip:]): s.schema.nodes for s in tools}
+
+
+# Where the answer held to JSON stands (response_format): the final channel's message, found by
+# the guard by its header after the channel marker.
+
+
+def answer_element(req: TagRequest, json: Element) -> Element:
+    fmt = req.format
+    msgs = fmt.tools.messages
+    markers = tuple(m for m in fmt.markers if m != fmt.reasoning.open)
+    return seq(pieces(msgs.header(msgs.answer_channel), markers, req.marks.element) + [json])
+
+
+def answer_header(fmt: ChatFormat) -> str:
+    msgs = fmt.tools.messages
+    return re.escape(msgs.header(msgs.answer_channel)[len(msgs.channel) :])

@@ -96,10 +96,13 @@ class GrammarCache:
         *,
         max_whitespace: Optional[int] = DEFAULT_MAX_WHITESPACE,
         unsupported: str = "error",
+        response_format: Any = None,
     ) -> ToolGrammar:
         fmt = get_format(format)
         if isinstance(tools, str):
             tools = json.loads(tools)
+        if isinstance(response_format, str):
+            response_format = json.loads(response_format)
         key = (
             fmt,  # the value, not its name: a format of one's own may share a registered one's
             canonical(tools or []),
@@ -107,6 +110,7 @@ class GrammarCache:
             bool(parallel_tool_calls),
             max_whitespace,
             unsupported,
+            canonical(response_format),
         )
         with self._lock:
             fut = self._entries.get(key)
@@ -122,14 +126,14 @@ class GrammarCache:
                     self._entries.popitem(last=False)
         if mine:
             try:
-                fut.set_result(self._compile(fmt, tools, tool_choice, parallel_tool_calls, max_whitespace, unsupported))
+                fut.set_result(self._compile(fmt, tools, tool_choice, parallel_tool_calls, max_whitespace, unsupported, response_format))
             except BaseException as e:
                 with self._lock:
                     self._entries.pop(key, None)
                 fut.set_exception(e)
         return fut.result()
 
-    def _compile(self, fmt, tools, tool_choice, parallel, max_whitespace, unsupported) -> ToolGrammar:
+    def _compile(self, fmt, tools, tool_choice, parallel, max_whitespace, unsupported, response_format) -> ToolGrammar:
         vocab = self.vocab
         ids = {m: vocab.token_id(m) for m in fmt.token_markers}
         check_markers(fmt, ids.get)
@@ -143,6 +147,7 @@ class GrammarCache:
             control_ids=sorted(vocab.control_ids),
             max_whitespace=max_whitespace,
             unsupported=unsupported,
+            response_format=response_format,
         )
         try:
             compiled = vocab.compiler.compile_structural_tag(spec.tag)
@@ -210,7 +215,8 @@ def check_markers(fmt: ChatFormat, token_id: Callable[[str], Optional[int]]) -> 
 def _compile_error(spec: GrammarSpec, error: BaseException) -> str:
     names = ", ".join(repr(t.name) for t in spec.tools) or "none"
     message = str(error).strip().splitlines()[-1] if str(error).strip() else type(error).__name__
-    return f"xgrammar cannot compile the grammar of format {spec.format.name!r} for the tools {names} (tool_choice {spec.choice!r}): {message}"
+    answer = " and the response_format" if spec.answer is not None else ""
+    return f"xgrammar cannot compile the grammar of format {spec.format.name!r} for the tools {names}{answer} (tool_choice {spec.choice!r}): {message}"
 
 
 def check_tag(spec: GrammarSpec) -> None:

@@ -39,8 +39,11 @@ _SURROGATE_BYTES = re.compile(rb"\xed[\xa0-\xbf]")
 # their own (bare_json; json_array after its section marker), at the answer's start or after the
 # section marker or a call, where "{" begins a call, the bytes allowed between calls are skipped
 # and anything else ends the calls. RAW: inside a call whose arguments are parameters (bare text,
-# no JSON to follow), where only the Unicode rule applies.
-OUTSIDE, HEADER, ARGS, AFTER, BETWEEN, RAW = 0, 1, 2, 3, 4, 5
+# no JSON to follow), where only the Unicode rule applies. ANSWER: at the start of an answer held
+# to JSON (response_format) that has no header of its own, where "{" begins the answer and
+# anything else (a call's marker) leaves the guard OUTSIDE.
+OUTSIDE, HEADER, ARGS, AFTER, BETWEEN, RAW, ANSWER = 0, 1, 2, 3, 4, 5, 6
+_SPACE = frozenset(b" \t\r\n")
 
 
 class Cursor:
@@ -315,7 +318,10 @@ class ArgumentsGuard:
         headers: Mapping[str, Optional[Node]],
         raw: bool = False,
         between: Optional[bytes] = None,
+        answer: Optional[Node] = None,
     ) -> None:
+        """``answer``: the schema node of a JSON answer found by its ``{`` at the start (one
+        with a header is one of ``headers``)."""
         self._cache = cache
         self._tables = cache.tables
         self._token_bytes = cache.token_bytes
@@ -333,7 +339,8 @@ class ArgumentsGuard:
         self._bare = between is not None
         self._between_bytes = frozenset(between or b"")
         self._raw = raw  # RAW keeps the last byte written in _hbuf (a surrogate split across tokens)
-        self.mode = BETWEEN if self._bare and call_begin is None else OUTSIDE
+        self._answer = answer
+        self.mode = ANSWER if answer is not None else BETWEEN if self._bare and call_begin is None else OUTSIDE
         self._hbuf = b""
         self.cursor = Cursor(None)
         # Text markers: the last bytes written, where a marker's start may wait for its end.
@@ -350,14 +357,21 @@ class ArgumentsGuard:
         self.mode, self._hbuf, self._tail = mode, hbuf, tail
         self.cursor.restore(cursor_state)
 
-    def accept(self, token_id: int) -> None:
+    def accept(self, token_id: int, skip: int = 0) -> None:
+        """Follow one token; ``skip``: its first bytes are not the guard's to read (the end of
+        reasoning written as text, in the token that closes it)."""
         self._history.append((self.mode, self._hbuf, self._tail, self.cursor.state()))
         if self._by_text:
-            self._accept_text(token_id, self._token_bytes[token_id])
+            self._accept_text(token_id, self._token_bytes[token_id][skip:])
             return
         mode = self.mode
+        if mode == ANSWER:
+            if token_id != self._call_begin:
+                self._answer_start(self._token_bytes[token_id][skip:])
+                return
+            mode = self.mode = OUTSIDE  # the calls instead of the answer
         if mode == BETWEEN:
-            self._between(self._token_bytes[token_id])
+            self._between(self._token_bytes[token_id][skip:])
         elif mode == OUTSIDE:
             if token_id == self._call_begin:
                 self.mode, self._hbuf = (RAW, b"") if self._raw else (BETWEEN, b"") if self._bare else (HEADER, b"")
@@ -398,7 +412,15 @@ class ArgumentsGuard:
         """``accept`` where markers are text: the token's bytes carry the structure."""
         while True:
             mode = self.mode
-            if mode in (OUTSIDE, AFTER):
+            if mode == ANSWER:
+                j = next((i for i, b in enumerate(data) if b not in _SPACE), len(data))
+                if j == len(data):
+                    return
+                if data[j] == 0x7B:  # {
+                    self.cursor, self.mode, data = Cursor(self._answer), ARGS, data[j:]
+                else:
+                    self.mode = OUTSIDE
+            elif mode in (OUTSIDE, AFTER):
                 k = self._past(self._call_begin, token_id, data)
                 j = self._past(self._call_end, token_id, data) if mode == AFTER else None
                 if j is not None and (k is None or j <= k):
@@ -442,6 +464,18 @@ class ArgumentsGuard:
                 if self._bare:
                     self.mode = BETWEEN
                     self._between(data[k:])
+
+    def _answer_start(self, data: bytes) -> None:
+        for i, b in enumerate(data):
+            if b in _SPACE:
+                continue
+            if b == 0x7B:  # {
+                self.cursor = Cursor(self._answer)
+                self.mode = ARGS
+                self._read(data[i:])
+            else:  # no answer here: what the grammar allows instead (calls) follows
+                self.mode = OUTSIDE
+            return
 
     def _between(self, data: bytes) -> None:
         for i, b in enumerate(data):

@@ -9,6 +9,7 @@ from typing import Any, Optional
 
 from ..formats import is_text
 from .arguments import call_object_headers, call_object_schema
+from .json_answer import answer_at_start
 from .tag_elements import (
     LEADING_WHITESPACE,
     Element,
@@ -91,3 +92,15 @@ def between_calls(t: Any) -> bytes:
 def header_nodes(fmt: Any, tools: list) -> dict:
     t = fmt.tools
     return call_object_headers(t, tools)
+
+
+# Where the answer held to JSON stands (response_format): the text after thinking; the guard
+# finds it by its "{" there.
+
+
+def answer_element(req: TagRequest, json: Element) -> Element:
+    return answer_at_start(json)
+
+
+def answer_header(fmt: Any) -> None:
+    return None

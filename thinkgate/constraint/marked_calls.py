@@ -9,6 +9,7 @@ from typing import Any
 from ..formats import is_text
 from ..formats.base import template_parts
 from .arguments import call_object_headers, call_object_schema, parameters_grammar, parameters_schema
+from .json_answer import answer_at_start
 from .tag_elements import (
     LEADING_WHITESPACE,
     Element,
@@ -103,3 +104,15 @@ def header_nodes(fmt: Any, tools: list) -> dict:
     if t.call_object_layout:
         return call_object_headers(t, tools)
     return {t.header_pattern(s.name): s.schema.nodes for s in tools}
+
+
+# Where the answer held to JSON stands (response_format): the text after thinking; the guard
+# finds it by its "{" there.
+
+
+def answer_element(req: TagRequest, json: Element) -> Element:
+    return answer_at_start(json)
+
+
+def answer_header(fmt: Any) -> None:
+    return None

@@ -7,8 +7,9 @@ Phases: OPENING (thinking "auto": the first token may open ``<think>``) → THIN
 message may be analysis too. While THINKING a step costs a
 comparison: no bitmask is filled and no logits are touched, with two exceptions that each cost
 one row: the step a ``thinking_budget`` forces ``</think>``, and (for tool_choice ``required`` or
-a named tool, where an answer without a call is invalid) the end-of-sequence logit, which is
-set to -inf so that the output cannot end inside its thinking.
+a named tool, where an answer without a call is invalid, and for an answer held to JSON by
+``response_format``) the end-of-sequence logit, which is set to -inf so that the output cannot
+end inside its thinking.
 
 Two tokens end the thinking besides ``</think>``. The tool markup's opening token (the format's
 ``reasoning_trigger``) is the calls' first token: the matcher reads it, and the calls are held to
@@ -93,7 +94,9 @@ class ReasonerGrammar:
         self._tail = 0  # tokens of close_tail forced so far
         self._thought = 0  # thinking tokens of earlier reasoning messages (for the budget)
         self._stops = frozenset(grammar.stop_ids)
-        self.block_eos_while_thinking = grammar.choice in ("required", "named")
+        # Where the output must hold a call or a JSON answer, it may not end inside its thinking
+        # (the answer would be missing: the "content: null" of engines that constrain no thinking).
+        self.block_eos_while_thinking = grammar.choice in ("required", "named") or grammar.spec.answer is not None
         self._trigger = grammar.reasoning_trigger
         self._watch = frozenset({self._close, *(self._stops if self.block_eos_while_thinking else ()), *((self._trigger,) if self._trigger is not None else ())})
         # The shortest answer, kept room for where a call is required within max_tokens; from
@@ -185,8 +188,25 @@ class ReasonerGrammar:
         if self._matcher is None:
             self._matcher = xgr.GrammarMatcher(compiled or self.grammar.compiled)
             g = self.grammar
-            if g.choice != "none":
-                self._guard = ArgumentsGuard(g.masks, g.call_begin, g.call_end, g.spec.header_nodes(), raw=g.spec.format.tools.xml is not None, between=g.spec.between_calls)
+            spec = g.spec
+            calls = g.choice != "none"
+            if calls or spec.answer is not None:
+                headers = spec.header_nodes() if calls else {}
+                at_start = None  # the JSON answer found by its "{" where it has no header
+                if spec.answer is not None:
+                    if spec.answer_header is None:
+                        at_start = spec.answer.nodes
+                    else:
+                        headers[spec.answer_header] = spec.answer.nodes
+                self._guard = ArgumentsGuard(
+                    g.masks,
+                    g.call_begin if calls or spec.answer_header is not None else None,
+                    g.call_end if calls else None,
+                    headers,
+                    raw=calls and spec.format.tools.xml is not None,
+                    between=spec.between_calls if calls else None,
+                    answer=at_start,
+                )
 
     def _log(self, matched: int, phase: Phase, error: Optional[str] = None, guarded: Optional[int] = None) -> None:
         """Record the token at the current position (all but ordinary thinking tokens), then
@@ -246,7 +266,7 @@ class ReasonerGrammar:
                 self._log(0, Phase.ERROR, f"token {token_id} sampled where the thinking budget forces the end of thinking")
                 return False
             if token_id in self._stops and self.block_eos_while_thinking:
-                self._log(0, Phase.ERROR, "the output ended inside its thinking, but the tool_choice requires a call")
+                self._log(0, Phase.ERROR, "the output ended inside its thinking, but " + ("the tool_choice requires a call" if self.grammar.spec.answer is None else "the response_format requires an answer"))
                 return False
             self._pos += 1
             return True
@@ -342,10 +362,10 @@ class ReasonerGrammar:
         if not matcher.accept_token(token_id):
             self._log(0, Phase.ERROR, f"token {token_id} is not allowed by the tool grammar here")
             return False
-        after, guarded = text.step(token_id, self.grammar.vocab.token_bytes[token_id], self._marks)
+        after, guarded, cut = text.step(token_id, self.grammar.vocab.token_bytes[token_id], self._marks)
         if self._guard is not None:
-            for t in guarded:
-                self._guard.accept(t)
+            for k, t in enumerate(guarded):
+                self._guard.accept(t, cut if k == 0 else 0)
         self._log(1, Phase.DONE if matcher.is_terminated() else Phase.CONSTRAINED, guarded=len(guarded) if self._guard is not None else 0)
         self._text = after
         self._refresh()

@@ -16,6 +16,7 @@ from typing import Any, Optional
 
 from ..formats import ChatFormat, Thinking, get_format, is_text
 from . import channel_messages, json_calls, marked_calls
+from .json_answer import answer_tag, holds_answer, prepare_answer
 from .schema import PreparedSchema, prepare
 from .schema_nodes import Node
 from .tag_elements import Markers, TagRequest, either, reasoning, seq, structural_tag
@@ -43,6 +44,9 @@ class GrammarSpec:
     parallel_tool_calls: bool
     tag: dict  # the structural tag, as xgrammar reads it (see tag_elements)
     marker_ids: dict[str, int] = field(default_factory=dict)
+    # The schema the answer is held to (response_format), where the choice leaves an answer;
+    # None: the answer is free (or there is none).
+    answer: Optional[PreparedSchema] = None
 
     # What the run-time guard follows, as the layout's grammar module says it.
 
@@ -72,6 +76,13 @@ class GrammarSpec:
         """Each tool's header after :attr:`call_trigger` (a regular expression, for headers that
         number the call), with the schema node of what follows it."""
         return _LAYOUTS[self.format.tools.layout.name].header_nodes(self.format, self.tools)
+
+    @property
+    def answer_header(self) -> Optional[str]:
+        """Where the JSON answer has a header of its own (harmony's final channel): that header
+        after :attr:`call_trigger`, as :meth:`header_nodes` has them; None: the answer is the
+        text after thinking, found by its ``{``."""
+        return _LAYOUTS[self.format.tools.layout.name].answer_header(self.format)
 
 
 @dataclass
@@ -171,6 +182,7 @@ def build_spec(
     max_whitespace: Optional[int] = DEFAULT_MAX_WHITESPACE,
     unsupported: str = "error",
     ask_xgrammar: bool = True,
+    response_format: Any = None,
 ) -> GrammarSpec:
     fmt = get_format(format)
     t = fmt.tools
@@ -183,8 +195,14 @@ def build_spec(
     # free text then keeps them out as text (any tokens could spell them).
     by_id = control_ids is not None and all(m in marks.ids for m in t.markers if not is_text(m))
     request = TagRequest(fmt, choice, chosen, parallel_tool_calls, marks, control_ids if by_id else None, max_whitespace)
-    tag = _LAYOUTS[t.layout.name].layout_tag(request)
-    return GrammarSpec(fmt, choice, chosen, parallel_tool_calls, structural_tag(tag), marks.ids)
+    layout = _LAYOUTS[t.layout.name]
+    # The answer's schema is checked whatever the choice (a bad response_format is an error
+    # under "required" too); it holds only where the choice leaves an answer.
+    answer = prepare_answer(response_format, unsupported, ask_xgrammar)
+    if answer is not None and not holds_answer(choice):
+        answer = None
+    tag = layout.layout_tag(request) if answer is None else answer_tag(request, layout, answer)
+    return GrammarSpec(fmt, choice, chosen, parallel_tool_calls, structural_tag(tag), marks.ids, answer)
 
 
 def build_structural_tag(
@@ -196,6 +214,7 @@ def build_structural_tag(
     tokenizer: Any = None,
     max_whitespace: Optional[int] = DEFAULT_MAX_WHITESPACE,
     unsupported: str = "error",
+    response_format: Any = None,
 ) -> dict:
     """The xgrammar structural tag for the output after thinking, as the JSON data
     ``xgrammar.Grammar.from_structural_tag`` (or vLLM's ``structural_tag`` option, as text) reads.
@@ -204,7 +223,9 @@ def build_structural_tag(
     section once its first marker is produced), ``"required"`` (one or more calls and nothing
     else but leading whitespace), a named function (exactly one call of it), or
     ``{"type": "allowed_tools", "allowed_tools": {"mode": ..., "tools": [...]}}``.
-    ``parallel_tool_calls=False`` allows exactly one call. With ``tokenizer``, markers are
+    ``parallel_tool_calls=False`` allows exactly one call. ``response_format`` (OpenAI's
+    ``json_schema`` or ``json_object``) holds the answer to JSON (see
+    :mod:`~thinkgate.constraint.json_answer`). With ``tokenizer``, markers are
     single tokens and control tokens cannot appear in text; arguments follow each tool's schema
     with at most ``max_whitespace`` whitespace characters in a row.
 
@@ -229,4 +250,5 @@ def build_structural_tag(
         max_whitespace=max_whitespace,
         unsupported=unsupported,
         ask_xgrammar=tokenizer is not None,
+        response_format=response_format,
     ).tag

@@ -33,27 +33,29 @@ class TextReasoning:
     tokens: int = 0
     forced: int = 0
 
-    def step(self, token_id: int, data: bytes, marks: TextMarkers) -> tuple[TextReasoning, tuple[int, ...]]:
-        """The state after a token of bytes ``data``, and the tokens the guard reads now."""
+    def step(self, token_id: int, data: bytes, marks: TextMarkers) -> tuple[TextReasoning, tuple[int, ...], int]:
+        """The state after a token of bytes ``data``, the tokens the guard reads now, and where
+        in the first of them the answer starts (the bytes before are the reasoning's close)."""
         if self.where == ANSWER:
-            return self, (token_id,)
+            return self, (token_id,), 0
         if self.where == OPENING:
             seen = self.seen + data
             if seen.startswith(marks.open):
-                return TextReasoning(THINKING)._read(token_id, seen[len(marks.open) :], marks, count=False)
+                return TextReasoning(THINKING)._read(token_id, seen[len(marks.open) :], len(data), marks, count=False)
             if marks.open.startswith(seen):
-                return replace(self, seen=seen, held=(*self.held, token_id)), ()
-            return TextReasoning(ANSWER), (*self.held, token_id)
-        return self._read(token_id, data, marks, count=True)
+                return replace(self, seen=seen, held=(*self.held, token_id)), (), 0
+            return TextReasoning(ANSWER), (*self.held, token_id), 0
+        return self._read(token_id, data, len(data), marks, count=True)
 
-    def _read(self, token_id: int, data: bytes, marks: TextMarkers, count: bool) -> tuple[TextReasoning, tuple[int, ...]]:
+    def _read(self, token_id: int, data: bytes, size: int, marks: TextMarkers, count: bool) -> tuple[TextReasoning, tuple[int, ...], int]:
         text = self.seen + data
-        if marks.close in text:
+        end = text.find(marks.close)
+        if end >= 0:
             # The token that closes the reasoning is the guard's first: what it holds past the
-            # close is the answer's start.
-            return TextReasoning(ANSWER), (token_id,)
+            # close (its last bytes, ``size`` in all) is the answer's start.
+            return TextReasoning(ANSWER), (token_id,), size - (len(text) - end - len(marks.close))
         keep = len(marks.close) - 1
-        return replace(self, seen=text[len(text) - keep :] if keep else b"", tokens=self.tokens + count), ()
+        return replace(self, seen=text[len(text) - keep :] if keep else b"", tokens=self.tokens + count), (), 0
 
     def forcing(self, budget: int | None) -> bool:
         """Whether the budget is spent inside the reasoning: the close is forced now."""

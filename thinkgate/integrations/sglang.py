@@ -7,7 +7,9 @@ each row's ``custom_params`` with the request under ``"__req__"``. Each request'
 by the request id, and is dropped when the request finishes. A request opts in with
 ``custom_params={"thinkgate": json.dumps({...})}`` (values must be flat): ``format``,
 ``tokenizer`` (a path; the model's), ``tools``, ``tool_choice``, ``parallel_tool_calls``,
-``thinking``, ``thinking_budget``. Start the server with ``--enable-custom-logit-processor`` and
+``thinking``, ``thinking_budget``, ``response_format`` (OpenAI's: the answer after thinking held
+to JSON after the thinking thinkgate follows; not SGLang's own ``response_format`` as well, or two
+grammars apply). Start the server with ``--enable-custom-logit-processor`` and
 ``--disable-overlap-schedule`` (with the overlap scheduler ``req.output_ids`` can be a token behind
 when the processor runs).
 
@@ -130,7 +132,7 @@ def _request_grammar(state: _Requests, params: dict, req: Any, width: int) -> Op
         log.error("thinkgate: a request's options or tokenizer failed (%s); the row is left unconstrained", e)
         return None
     try:
-        compiled = compile_tool_grammar(tok, opts.format, opts.tools, opts.tool_choice, opts.parallel_tool_calls, vocab_size=max(width, len(tok)), max_whitespace=opts.max_whitespace, unsupported=opts.unsupported)
+        compiled = compile_tool_grammar(tok, opts.format, opts.tools, opts.tool_choice, opts.parallel_tool_calls, vocab_size=max(width, len(tok)), max_whitespace=opts.max_whitespace, unsupported=opts.unsupported, response_format=opts.response_format)
         limit = getattr(getattr(req, "sampling_params", None), "max_new_tokens", None)
         return ReasonerGrammar(compiled, prompt_token_ids=list(req.origin_input_ids), thinking=opts.thinking, thinking_budget=opts.thinking_budget, max_tokens=limit)
     except Exception as e:

@@ -1,7 +1,7 @@
 """Hugging Face transformers: a logits processor for ``model.generate`` and a batch helper.
 
 ``ToolCallLogitsProcessor`` drives one :class:`~thinkgate.constraint.ReasonerGrammar` per batch
-row — each row with its own format, tools, tool_choice, thinking and budget — through greedy or
+row — each row with its own format, tools, tool_choice, response_format, thinking and budget — through greedy or
 sampled generation of left-padded batches, and reads each row's result afterwards.
 """
 
@@ -18,7 +18,7 @@ from ..constraint import BatchMasker, Phase, ReasonerGrammar, compile_tool_gramm
 from ..formats import ChatFormat, get_format
 from ..formats.templates import apply_chat_template
 from ..parsing import Message, StreamParser
-from ..requests import ChatRequest, chat_completion
+from ..requests import ChatRequest, answer_reading, chat_completion
 from .stops import output_text, stop_in_tail, stop_window
 
 
@@ -34,6 +34,7 @@ class RowSpec:
     thinking_budget: Optional[int] = None
     max_new_tokens: Optional[int] = None  # this row's own limit (the batch's may be larger)
     stop: Optional[list[str]] = None  # OpenAI's stop strings: the output ends before the first
+    response_format: Optional[dict] = None  # OpenAI's: the answer after thinking held to JSON
 
 
 class ToolCallLogitsProcessor(LogitsProcessor):
@@ -59,7 +60,7 @@ class ToolCallLogitsProcessor(LogitsProcessor):
         self.rows = list(rows)
         self.prompt_lengths = list(prompt_lengths)
         self._grammars = [
-            compile_tool_grammar(tokenizer, r.format, r.tools, r.tool_choice, r.parallel_tool_calls, vocab_size=vocab_size)
+            compile_tool_grammar(tokenizer, r.format, r.tools, r.tool_choice, r.parallel_tool_calls, vocab_size=vocab_size, response_format=r.response_format)
             for r in self.rows
         ]
         self.vocab_size = self._grammars[0].vocab.size if self._grammars else 0
@@ -152,6 +153,7 @@ class ToolCallLogitsProcessor(LogitsProcessor):
                 tokenizer=self.tokenizer,
                 # (the tool markup's token while thinking is a call where the grammar read one)
                 recover_calls_in_reasoning=grammar.reasoning_trigger is not None,
+                **answer_reading(grammar.format, row.tools, row.tool_choice, row.response_format),
             )
             kept, text, cut = output_text(self.tokenizer, body, row.stop)
             failed = failed and not cut  # the output ends before its first stop string, whatever came after
@@ -205,7 +207,7 @@ def generate_chat(
         for start in range(0, len(members), batch_size):
             chunk = members[start : start + batch_size]
             rows = [
-                RowSpec(fmt, requests[i].tools, requests[i].effective_tool_choice, requests[i].parallel_tool_calls, None, requests[i].thinking_budget, requests[i].max_tokens, requests[i].stop)
+                RowSpec(fmt, requests[i].tools, requests[i].effective_tool_choice, requests[i].parallel_tool_calls, None, requests[i].thinking_budget, requests[i].max_tokens, requests[i].stop, requests[i].response_format)
                 for i in chunk
             ]
             batch = [prompts[i] for i in chunk]

@@ -14,7 +14,7 @@ from typing import Any, Optional
 from ..formats import ChatFormat, get_format
 from ..formats.templates import apply_chat_template
 from ..parsing import StreamParser
-from ..requests import ChatRequest, chat_completion
+from ..requests import ChatRequest, answer_reading, chat_completion
 from ..requests import OPTION_KEY, RequestOptions
 from .stops import output_text
 from .vllm import ThinkgateLogitsProcessor, check_options
@@ -37,6 +37,7 @@ def request_options(request: ChatRequest, format: str | ChatFormat) -> RequestOp
         parallel_tool_calls=request.parallel_tool_calls,
         thinking=None,  # read from the prompt, which the template ended by request.thinking
         thinking_budget=request.thinking_budget,
+        response_format=request.response_format,
     )
 
 
@@ -83,7 +84,8 @@ def generate_chat(
         stop = tokenizer.convert_tokens_to_ids(fmt.eos)
         body = ids[:-1] if ids and ids[-1] == stop else ids
         calls = bool(request.tools) and request.effective_tool_choice != "none"  # as the grammar reads its thinking
-        parser = StreamParser(fmt, thinking=_thinking(prompt, tokenizer, fmt), tools=request.tools, tokenizer=tokenizer, recover_calls_in_reasoning=calls)
+        reading = answer_reading(fmt, request.tools, request.effective_tool_choice, request.response_format)
+        parser = StreamParser(fmt, thinking=_thinking(prompt, tokenizer, fmt), tools=request.tools, tokenizer=tokenizer, recover_calls_in_reasoning=calls, **reading)
         # vLLM ended the output at its stop string and kept the tokens that wrote it: cut the
         # text where the transformers engine cuts it
         kept, text, cut = output_text(tokenizer, body, request.stop)
@@ -120,7 +122,7 @@ def _grammar_error(request: ChatRequest, fmt: ChatFormat, tokenizer: Any, prompt
     from ..constraint import ReasonerGrammar, compile_tool_grammar
 
     opts = request_options(request, fmt)
-    grammar = compile_tool_grammar(tokenizer, fmt, opts.tools, opts.tool_choice, opts.parallel_tool_calls, max_whitespace=opts.max_whitespace, unsupported=opts.unsupported)
+    grammar = compile_tool_grammar(tokenizer, fmt, opts.tools, opts.tool_choice, opts.parallel_tool_calls, max_whitespace=opts.max_whitespace, unsupported=opts.unsupported, response_format=opts.response_format)
     g = ReasonerGrammar(grammar, prompt_token_ids=prompt, thinking_budget=opts.thinking_budget)
     for t in ids:
         if not g.accept_token(t):

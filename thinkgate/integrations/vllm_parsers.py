@@ -6,7 +6,10 @@ Load with ``--tool-parser-plugin thinkgate.integrations.vllm_parsers`` (and the 
 makes the server enforce the request's tool_choice — ``required``, a named tool, ``auto`` and
 ``none`` — with thinkgate's grammar and thinking left free: its ``adjust_request`` hands the
 request's tools and tool_choice to :class:`~thinkgate.integrations.vllm.ThinkgateLogitsProcessor`
-through ``vllm_xargs`` (and turns vLLM's own JSON-schema forcing for required/named off).
+through ``vllm_xargs`` (and turns vLLM's own JSON-schema forcing for required/named off). A
+request's ``response_format`` (``json_schema`` or ``json_object``) goes the same way, with or
+without tools: thinkgate holds the answer after thinking to it, and vLLM's own structured output
+for it is turned off.
 """
 
 from __future__ import annotations
@@ -103,6 +106,17 @@ def _thinkgate_xargs(xargs: dict) -> dict:
             raise ValueError(f"{UNSUPPORTED_KEY} must be 'error' or 'relax', not {value!r}")
         out["unsupported"] = value
     return out
+
+
+def _response_format(request: Any) -> Optional[dict]:
+    """The request's ``response_format`` where it holds the answer to JSON (thinkgate's to
+    enforce); ``text`` and vLLM's own structural tags are left to vLLM."""
+    rf = getattr(request, "response_format", None)
+    if hasattr(rf, "model_dump"):
+        rf = rf.model_dump(by_alias=True, exclude_none=True)  # json_schema's "schema" is an alias
+    if isinstance(rf, dict) and rf.get("type") in ("json_schema", "json_object"):
+        return rf
+    return None
 
 
 def _tool_choice(request: Any) -> Any:
@@ -253,15 +267,17 @@ class ThinkgateToolParser(ToolParser):
         self._stream: Optional[StreamParser] = None
 
     def adjust_request(self, request: Any) -> Any:
-        """Opt a request with tools in: its tools, tool_choice and options go to the logits
-        processor through ``vllm_xargs``, and its grammar is compiled now, so that a bad schema
-        or option is a 400 naming it. A request without tools is left exactly as it came (vLLM
-        calls this for every chat request when a reasoning parser is set)."""
+        """Opt a request with tools or a JSON ``response_format`` in: its tools, tool_choice,
+        response_format and options go to the logits processor through ``vllm_xargs``, and its
+        grammar is compiled now, so that a bad schema or option is a 400 naming it. A request
+        with neither is left exactly as it came (vLLM calls this for every chat request when a
+        reasoning parser is set)."""
         request = super().adjust_request(request)
         tools = _tools(request)
+        answer = _response_format(request)
         xargs = dict(getattr(request, "vllm_xargs", None) or {})
         options = _thinkgate_xargs(xargs)  # checked even without tools: a typo is an error
-        if not tools:
+        if not tools and answer is None:
             return request
         if hasattr(request, "skip_special_tokens"):
             request.skip_special_tokens = False  # the markers are special tokens
@@ -276,10 +292,15 @@ class ThinkgateToolParser(ToolParser):
             thinking=None,  # read from the prompt ids by the logits processor
             thinking_budget=options.get("thinking_budget"),
             unsupported=options.get("unsupported") or default_unsupported(),
+            response_format=answer,
         )
         check_options(opts, self.model_tokenizer)
         xargs[OPTION_KEY] = opts.to_json()
         request.vllm_xargs = xargs
+        if answer is not None:
+            # thinkgate's processor holds the answer; vLLM's own grammar for it would apply
+            # from the end of reasoning as vLLM's reasoning parser sees it, on top of ours
+            request.response_format = None
         return request
 
     def _parser(self, request: Any) -> StreamParser:
