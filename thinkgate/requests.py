@@ -14,14 +14,17 @@ from typing import Any, Literal, Optional, Union
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from .formats import get_format
+from .formats.strict import DEFAULT_STRICT, check_strict
 from .formats.tokens import single_token_id
 from .parsing import Message
 
 OPTION_KEY = "thinkgate"
-_OPTION_FIELDS = ("format", "tools", "tool_choice", "parallel_tool_calls", "thinking", "thinking_budget", "max_whitespace", "unsupported")
+_OPTION_FIELDS = ("format", "tools", "tool_choice", "parallel_tool_calls", "thinking", "thinking_budget", "max_whitespace", "unsupported", "strict")
 # The server-wide default of ``unsupported`` (a request's own option wins): "error" refuses a
 # schema keyword thinkgate cannot enforce, "relax" drops it with a warning.
 UNSUPPORTED_ENV = "THINKGATE_UNSUPPORTED"
+# The server-wide default strict level (a request's own option wins; see thinkgate.formats.strict).
+STRICT_ENV = "THINKGATE_STRICT"
 
 
 def default_unsupported() -> str:
@@ -29,6 +32,11 @@ def default_unsupported() -> str:
     if value not in ("error", "relax"):
         raise ValueError(f"the environment variable {UNSUPPORTED_ENV} must be 'error' or 'relax', not {value!r}")
     return value
+
+
+def default_strict() -> int:
+    value = os.environ.get(STRICT_ENV)
+    return DEFAULT_STRICT if value is None else check_strict(value, f"the environment variable {STRICT_ENV}")
 
 
 @dataclass(frozen=True)
@@ -43,6 +51,7 @@ class RequestOptions:
     thinking_budget: Optional[int] = None
     max_whitespace: Optional[int] = 8
     unsupported: str = "error"
+    strict: int = DEFAULT_STRICT  # 0 parse only (under "auto"), 1 markup and names, 2 full schemas
 
     def to_json(self) -> str:
         return json.dumps({k: getattr(self, k) for k in _OPTION_FIELDS}, ensure_ascii=False)
@@ -91,6 +100,8 @@ def request_options(extra_args: Optional[dict]) -> Optional[RequestOptions]:
         raise ValueError(f"thinkgate option 'max_whitespace' must be a non-negative integer or null, not {ws!r}")
     if raw.get("unsupported", "error") not in ("error", "relax"):
         raise ValueError(f"thinkgate option 'unsupported' must be 'error' or 'relax', not {raw['unsupported']!r}")
+    if "strict" in raw:
+        raw = {**raw, "strict": check_strict(raw["strict"], "thinkgate option 'strict'")}
     return RequestOptions(**raw)
 
 
@@ -100,7 +111,7 @@ def _checked(options_json: str) -> None:
     from .constraint.structural_tag import build_spec
 
     opts = RequestOptions(**json.loads(options_json))
-    spec = build_spec(opts.format, opts.tools, opts.tool_choice, opts.parallel_tool_calls, unsupported=opts.unsupported, max_whitespace=opts.max_whitespace)
+    spec = build_spec(opts.format, opts.tools, opts.tool_choice, opts.parallel_tool_calls, unsupported=opts.unsupported, max_whitespace=opts.max_whitespace, strict=opts.strict)
     check_tag(spec)
 
 
@@ -122,7 +133,8 @@ class ChatRequest(BaseModel):
 
     ``thinking``: True/False asks the chat template to open or close reasoning; unset leaves the
     format's default. ``thinking_budget``: at most that many reasoning tokens (then ``</think>`` is
-    forced). ``max_tokens`` (or OpenAI's newer name, ``max_completion_tokens``) bounds the whole
+    forced). ``strict``: the strict level (0 parse only under ``auto``, 1 markup and tool names,
+    2 full schemas; unset: the caller's default, 2 unless it says). ``max_tokens`` (or OpenAI's newer name, ``max_completion_tokens``) bounds the whole
     output; ``stop`` ends it at the first of its strings. ``n``, ``stream``, ``metadata`` and
     ``user`` are read as OpenAI clients send them: one choice, no streaming, the rest ignored.
     Message content may be OpenAI's list of text parts (joined); other parts are refused."""
@@ -136,6 +148,7 @@ class ChatRequest(BaseModel):
     parallel_tool_calls: bool = True
     thinking: Optional[bool] = None
     thinking_budget: Optional[int] = Field(default=None, ge=0)
+    strict: Optional[int] = None
     max_tokens: int = Field(default=512, ge=1)
     max_completion_tokens: Optional[int] = Field(default=None, ge=1)
     stop: Optional[list[str]] = None
@@ -153,6 +166,11 @@ class ChatRequest(BaseModel):
     @classmethod
     def _messages(cls, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return [_message(i, m) for i, m in enumerate(messages)]
+
+    @field_validator("strict", mode="before")
+    @classmethod
+    def _strict(cls, value: Any) -> Any:
+        return None if value is None else check_strict(value)
 
     @field_validator("stop", mode="before")
     @classmethod

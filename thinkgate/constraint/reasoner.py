@@ -133,10 +133,18 @@ class ReasonerGrammar:
         masker reads them for every request at every step)."""
         forcing = self.forcing_close
         self._budget_stop = -1 if self._budget_at is None else self._budget_at
-        self.needs_bitmask = self.phase != Phase.THINKING or forcing
+        self.needs_bitmask = (self.phase != Phase.THINKING or forcing) and not self._answer_free()
         self.blocks_eos = self.phase == Phase.THINKING and self.block_eos_while_thinking and not forcing
         # Thinking tokens that need no look: all but </think> and (when blocked) the stop tokens.
         self._free = self.phase == Phase.THINKING and not forcing
+
+    def _answer_free(self) -> bool:
+        """Strict level 0 under "auto", outside thinking: the grammar admits every token, so no
+        mask is filled and the logits are untouched (the matcher still reads the tokens, for the
+        end and for rollback)."""
+        if not self.grammar.free_answer or self.phase not in (Phase.OPENING, Phase.CONSTRAINED):
+            return False
+        return self._text is None or self._text.where != THINKING
 
     def is_terminated(self) -> bool:
         return self.phase == Phase.DONE
@@ -145,7 +153,7 @@ class ReasonerGrammar:
         if self._matcher is None:
             self._matcher = xgr.GrammarMatcher(compiled or self.grammar.compiled)
             g = self.grammar
-            if g.choice != "none":
+            if g.choice != "none" and not g.free_answer:
                 self._guard = ArgumentsGuard(g.masks, g.call_begin, g.call_end, g.spec.header_nodes(), raw=g.spec.format.tools.xml is not None, between=g.spec.between_calls)
 
     def _log(self, matched: int, phase: Phase, error: Optional[str] = None, guarded: Optional[int] = None) -> None:
@@ -392,6 +400,14 @@ class FailedRequest:
 
     def rollback(self, k: int) -> None:
         return None
+
+    def _answer_free(self) -> bool:
+        """Strict level 0 under "auto", outside thinking: the grammar admits every token, so no
+        mask is filled and the logits are untouched (the matcher still reads the tokens, for the
+        end and for rollback)."""
+        if not self.grammar.free_answer or self.phase not in (Phase.OPENING, Phase.CONSTRAINED):
+            return False
+        return self._text is None or self._text.where != THINKING
 
     def is_terminated(self) -> bool:
         return False
