@@ -204,6 +204,13 @@ class ChatRequest(BaseModel):
             self.max_tokens = given
         return self
 
+    def strict_level(self, default: Optional[int] = None) -> int:
+        """The request's own ``strict``, else ``default`` (a caller's: the command line's
+        ``--strict``), else 2."""
+        if self.strict is not None:
+            return self.strict
+        return DEFAULT_STRICT if default is None else check_strict(default)
+
     @property
     def effective_tool_choice(self) -> Any:
         if self.tool_choice is not None:

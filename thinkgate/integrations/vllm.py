@@ -8,7 +8,7 @@ registered with ``LLM(logits_processors=[...])``, ``--logits-processors`` or the
 
 A request opts in through ``SamplingParams.extra_args["thinkgate"]``: a dict, or a JSON string
 (the OpenAI server's ``vllm_xargs`` carries only flat values) with ``format``, ``tools``,
-``tool_choice``, ``parallel_tool_calls``, ``thinking`` and ``thinking_budget``. A request that does
+``tool_choice``, ``parallel_tool_calls``, ``thinking``, ``thinking_budget`` and ``strict``. A request that does
 not opt in is untouched, and a step in which none did does no work.
 """
 
@@ -84,6 +84,7 @@ def _warm(opts: RequestOptions, engine: "ThinkgateLogitsProcessor") -> None:
             vocab_size=engine.vocab_size,
             max_whitespace=opts.max_whitespace,
             unsupported=opts.unsupported,
+            strict=opts.strict,
         )
     except Exception as e:  # the engine step meets it again, and ends that request alone
         log.warning("thinkgate: compiling an admitted request's grammar failed: %s", e)
@@ -200,6 +201,7 @@ class ThinkgateLogitsProcessor(_V1, _V2):  # type: ignore[misc]
                 vocab_size=self.vocab_size,
                 max_whitespace=opts.max_whitespace,
                 unsupported=opts.unsupported,
+                strict=opts.strict,
             )
             return ReasonerGrammar(
                 compiled,
