@@ -418,3 +418,18 @@ def test_response_format_lines_answer_in_json_and_bad_ones_name_the_field(tiny, 
     jsonschema.validate(value, schema)
     assert shape["error"]["message"] == "line 2: body.response_format.json_schema.schema must be a JSON schema object, not None"
     assert keyword["error"]["message"].startswith("line 3: response_format 'trip': keyword 'not'")
+
+
+def test_strict_comes_from_the_line_or_the_flag(tiny, tmp_path, capsys):
+    """A line's own "strict" wins over --strict; below level 2 a schema thinkgate cannot
+    enforce is no error (it is not enforced); a bad level is the line's error, by name."""
+    odd = [{"type": "function", "function": {"name": "count", "parameters": {"type": "object", "properties": {"n": {"type": "integer", "multipleOf": 3}}}}}]
+    line = {"messages": HELLO, "tools": odd, "tool_choice": "required", "thinking": False, "max_tokens": 6, "temperature": 0}
+    lines = [batch_line("bad", {"messages": HELLO, "strict": "yes"}), batch_line("one", {**line, "strict": 1}), batch_line("two", line)]
+    status, [bad, one, two] = run_generate(tmp_path, tiny, lines)
+    assert status == 1
+    assert bad["error"]["message"] == "line 1: body.strict: strict must be 0 (parse only), 1 (markup and tool names) or 2 (full schemas), not 'yes'"
+    assert one["error"] is None and one["response"]["body"]["choices"][0]["finish_reason"] == "length"
+    assert "'multipleOf'" in two["error"]["message"]
+    status, [flagged, own] = run_generate(tmp_path, tiny, [batch_line("flag", line), batch_line("own", {**line, "strict": 2})], "--strict", "1")
+    assert flagged["error"] is None and "'multipleOf'" in own["error"]["message"]

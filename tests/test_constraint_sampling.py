@@ -49,12 +49,15 @@ MAX_TOKENS = 600
 SAMPLES = 6  # walks per case in the default run
 
 
-def sample_batch(tokenizer, fmt, choice, thinking, n, seed, batch=25, via_logits=True):
+def sample_batch(tokenizer, fmt, choice, thinking, n, seed, batch=25, via_logits=True, strict=2, close_after=None):
     """Sample ``n`` outputs under the grammar, ``batch`` rows at a time: every token is the
     argmax of seeded random logits after masking, i.e. uniformly random among the allowed ones
     (a random-weight model, as weak as it gets). In ``auto`` the tool section is opened after a
-    few tokens of text, and in ``none`` the output is ended after a few."""
-    grammar = compile_tool_grammar(tokenizer, fmt, REALISTIC, CHOICES[choice])
+    few tokens of text, and in ``none`` the output is ended after a few. ``close_after``: that
+    many steps into the answer, the walk turns to closing tokens (quotes, brackets, markers,
+    the end) wherever the grammar allows one, so that free arguments end: still only tokens
+    the grammar allows."""
+    grammar = compile_tool_grammar(tokenizer, fmt, REALISTIC, CHOICES[choice], strict=strict)
     vocab = vocabulary_for(tokenizer)
     t = grammar.format.tools
     msgs = t.messages
@@ -69,6 +72,9 @@ def sample_batch(tokenizer, fmt, choice, thinking, n, seed, batch=25, via_logits
     else:
         trigger, delay = [vocab.token_id(t.trigger)], 3
     eos = grammar.stop_ids[0]
+    closers = torch.tensor(sorted({*vocab.control_ids, *grammar.stop_ids, *(i for i, b in enumerate(vocab.token_bytes) if b and not b.strip(b'"}]'))}))
+    # parameters written as text close with text: the walk spells it on, token by token
+    closings = [tokenizer.encode(str(x), add_special_tokens=False) for x in (t.xml.value_close, t.footer, t.call_end, t.section_end) if x] if t.xml else []
     gen = torch.Generator().manual_seed(seed)
     rng = np.random.default_rng(seed)
     out = []
@@ -98,6 +104,8 @@ def sample_batch(tokenizer, fmt, choice, thinking, n, seed, batch=25, via_logits
                     tid = trigger[forced]
                 if choice == "none" and constrained_steps >= 12 and torch.isfinite(logits[i, eos]):
                     tid = eos
+                if close_after is not None and forced >= close_after:
+                    tid = _closing_token(ids[i], closings, closers, lambda t: bool(torch.isfinite(logits[i, t]))) or tid
                 assert torch.isfinite(logits[i, tid]), "sampled a masked token"
                 assert g.accept_token(tid), g.error
                 ids[i].append(tid)
@@ -105,6 +113,22 @@ def sample_batch(tokenizer, fmt, choice, thinking, n, seed, batch=25, via_logits
                     live.remove(i)
         out += [(ids[i], grammars[i]) for i in range(rows)]
     return out
+
+
+def _closing_token(ids, closings, closers, allowed):
+    """The allowed token that goes furthest to closing: the next of a closing text the output
+    has begun (the longest begun first), else one of ``closers``; None if none is allowed."""
+    best = None
+    for seq in closings:
+        for k in range(len(seq) - 1, -1, -1):
+            if (k == 0 or ids[-k:] == seq[:k]) and allowed(seq[k]):
+                if best is None or k > best[0]:
+                    best = (k, seq[k])
+                break
+    if best is not None:
+        return best[1]
+    open_ = [int(c) for c in closers if allowed(int(c))]
+    return open_[len(ids) % len(open_)] if open_ else None
 
 
 def thinking_tokens(grammar):
@@ -139,8 +163,10 @@ class _AllowedView:
         return torch.tensor(0.0 if np.isin(token, self._allowed[i]) else float("-inf"))
 
 
-def check(tokenizer, fmt, choice, thinking, samples):
-    """Per-sample verdicts: 'valid', 'unterminated', or an error message."""
+def check(tokenizer, fmt, choice, thinking, samples, strict=2):
+    """Per-sample verdicts: 'valid', 'unterminated', or an error message. Below strict level 2
+    a call's arguments need only be a JSON object; 'off schema' counts the calls among them
+    that break their tool's schema (valid calls all the same)."""
     verdicts = Counter()
     control = vocabulary_for(tokenizer).control_ids
     msgs = samples[0][1].grammar.format.tools.messages if samples else None
@@ -151,11 +177,17 @@ def check(tokenizer, fmt, choice, thinking, samples):
             continue
         body = ids[:-1]  # the end-of-sequence token
         text = tokenizer.decode(body, skip_special_tokens=False, clean_up_tokenization_spaces=False)
-        m = parse(text, format=fmt, thinking=THINKING[thinking], token_ids=body, tokenizer=tokenizer, tools=REALISTIC, on_invalid_call="content")
+        m = parse(text, format=fmt, thinking=THINKING[thinking], token_ids=body, tokenizer=tokenizer, tools=REALISTIC, on_invalid_call="content", strict=strict)
         problems = [f"invalid call: {c.error}" for c in m.invalid_tool_calls]
         for call in m.tool_calls:
             args = json.loads(call.arguments)
-            problems += [f"{call.name}: {e.message}" for e in VALIDATOR[call.name].iter_errors(args)]
+            errors = [f"{call.name}: {e.message}" for e in VALIDATOR[call.name].iter_errors(args)]
+            if strict == 2:
+                problems += errors
+            else:
+                verdicts["off schema"] += bool(errors)
+                if not isinstance(args, dict) or call.name not in SCHEMAS:
+                    problems.append(f"not a call of a registered tool with a JSON object: {call.name} {call.arguments}")
             encoded = call.arguments.encode("utf-8", "strict")  # no lone surrogates
             json.loads(encoded)
         if choice in ("required", "named") and not m.tool_calls:
@@ -198,3 +230,20 @@ def test_two_thousand_samples(tokenizer_for, fmt, choice):
         verdicts += check(tokenizer, fmt, choice, thinking, samples)
     print(f"\n{fmt:<15}{choice:<10}{dict(verdicts)}")
     assert set(verdicts) <= {"valid", "unterminated"}, verdicts
+
+
+@pytest.mark.parametrize("choice", ["auto", "required"])
+@pytest.mark.parametrize(("fmt", "thinking"), FORMAT_THINKING)
+def test_level_one_samples_are_calls(tokenizer_for, fmt, choice, thinking):
+    """Strict level 1: the markup and the tool names are held, the arguments are any JSON
+    object (parameters: any readable ones). Every walk that ends is a call of a registered tool
+    with an object for arguments, and the parser at level 1 returns it as a call, though its
+    arguments break the tool's schema (which shows the schema was not held)."""
+    tokenizer = tokenizer_for(fmt)
+    # a free object is a long walk (keys and values of any length): more of them are still
+    # writing at MAX_TOKENS than under a schema
+    samples = sample_batch(tokenizer, fmt, choice, thinking, n=SAMPLES, seed=zlib.crc32(f"{fmt}-{choice}-{thinking}-strict1".encode()), strict=1, close_after=40)
+    verdicts = check(tokenizer, fmt, choice, thinking, samples, strict=1)
+    assert set(verdicts) <= {"valid", "unterminated", "off schema"}, verdicts
+    assert verdicts["valid"] >= SAMPLES - 1, verdicts
+    assert verdicts["off schema"] >= 1, verdicts

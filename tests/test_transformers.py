@@ -182,3 +182,30 @@ def test_response_format_holds_the_answer_after_free_thinking(tiny, sampling):
     assert obj["message"]["content"].lstrip().startswith("{")
     if obj["finish_reason"] == "stop":
         assert isinstance(json.loads(obj["message"]["content"]), dict)
+
+
+def test_strict_levels_per_request_and_by_default(tiny):
+    """Below level 2 a tool's schema is not held, so one thinkgate cannot enforce is no error;
+    a request's own ``strict`` wins over generate_chat's default. Level 0 under auto leaves
+    every logit of the answer as it was. (That a level-1 call stands though its arguments
+    break the schema is shown by the random walks: a random model writes a free key forever.)"""
+    model, tok = tiny
+    odd = [{"type": "function", "function": {"name": "count", "parameters": {"type": "object", "properties": {"n": {"type": "integer", "multipleOf": 3}}}}}]
+    base = dict(messages=[{"role": "user", "content": "count"}], tools=odd, tool_choice="required", thinking=False, max_tokens=12, seed=5, temperature=0)
+    [r] = generate_chat(model, tok, [ChatRequest(**base)], format="deepseek_r1", strict=1)
+    assert r["choices"][0]["finish_reason"] in ("length", "tool_calls")
+    with pytest.raises(ValueError, match="'multipleOf'"):
+        generate_chat(model, tok, [ChatRequest(**base, strict=2)], format="deepseek_r1", strict=1)
+    with pytest.raises(ValueError, match="'multipleOf'"):
+        generate_chat(model, tok, [ChatRequest(**base)], format="deepseek_r1")
+    # level 0, auto: the processor hands the answer's logits back untouched
+    prompt = apply_chat_template(tok, [{"role": "user", "content": "weather?"}], "deepseek_r1", TOOLS, thinking=False)
+    proc = ToolCallLogitsProcessor(tok, [RowSpec("deepseek_r1", TOOLS, "auto", strict=0)], [len(prompt)])
+    ids = torch.tensor([prompt])
+    for step in range(5):
+        scores = torch.randn(1, proc.vocab_size)
+        assert torch.equal(proc(ids, scores.clone()), scores)
+        ids = torch.cat([ids, scores.argmax(dim=-1, keepdim=True)], dim=1)
+    held = ToolCallLogitsProcessor(tok, [RowSpec("deepseek_r1", TOOLS, "auto")], [len(prompt)])
+    scores = torch.randn(1, held.vocab_size)
+    assert not torch.equal(held(torch.tensor([prompt]), scores.clone()), scores)  # control tokens masked at level 2

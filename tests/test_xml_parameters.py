@@ -219,11 +219,13 @@ def test_every_key_the_grammar_writes_is_a_name_the_parser_reads():
     for fmt in XML_FORMATS:
         with pytest.raises(ValueError, match=re.escape("the property name 'two words' at #/properties/two words cannot be a parameter's name")):
             build_spec(fmt, spaced, "required")
-        free = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "additionalProperties": {"type": "boolean"}}}}]
-        grammar = xgr.Grammar.from_structural_tag(json.dumps(build_spec(fmt, free, "required").tag))
-        for key, readable in (("on_off", True), ("on-off", False), ("k" * 256, True), ("k" * 257, False)):
-            text = fmt.tools.section_text([("f", json.dumps({key: True}))])
-            assert _accepts(grammar, text) is readable, key
+        # a bare object too: xgrammar reads {"type": "object"} as any keys, of any length
+        for parameters in ({"type": "object", "additionalProperties": {"type": "boolean"}}, {"type": "object", "description": "anything"}):
+            free = [{"type": "function", "function": {"name": "f", "parameters": parameters}}]
+            grammar = xgr.Grammar.from_structural_tag(json.dumps(build_spec(fmt, free, "required").tag))
+            for key, readable in (("on_off", True), ("on-off", False), ("k" * 256, True), ("k" * 257, False)):
+                text = fmt.tools.section_text([("f", json.dumps({key: True}))])
+                assert _accepts(grammar, text) is readable, (parameters, key)
         pattern = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "patternProperties": {"^x": {"type": "integer"}}}}}]
         with pytest.raises(ValueError, match="'patternProperties' at # cannot be enforced on parameter names"):
             build_spec(fmt, pattern, "required")

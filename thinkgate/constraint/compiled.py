@@ -18,6 +18,7 @@ import xgrammar as xgr
 
 from ..formats import ChatFormat, get_format, is_text
 from .guard import MaskCache
+from ..formats.strict import DEFAULT_STRICT, check_strict
 from .structural_tag import DEFAULT_MAX_WHITESPACE, GrammarSpec, build_spec
 from ..formats.tokens import own_text
 from .vocabulary import Vocabulary, vocabulary_for
@@ -64,6 +65,11 @@ class ToolGrammar:
     def choice(self) -> str:
         return self.spec.choice
 
+    @property
+    def free_answer(self) -> bool:
+        """Strict level 0 under "auto": nothing after thinking is masked."""
+        return self.spec.free_answer
+
 
 def canonical(value: Any) -> str:
     """A JSON text that is the same for equal values (key order and whitespace aside)."""
@@ -97,20 +103,23 @@ class GrammarCache:
         max_whitespace: Optional[int] = DEFAULT_MAX_WHITESPACE,
         unsupported: str = "error",
         response_format: Any = None,
+        strict: int = DEFAULT_STRICT,
     ) -> ToolGrammar:
         fmt = get_format(format)
         if isinstance(tools, str):
             tools = json.loads(tools)
         if isinstance(response_format, str):
             response_format = json.loads(response_format)
+        strict = check_strict(strict)
         key = (
             fmt,  # the value, not its name: a format of one's own may share a registered one's
-            canonical(tools or []),
+            canonical(tools or []),  # each tool's function.strict with it
             canonical(tool_choice),
             bool(parallel_tool_calls),
             max_whitespace,
             unsupported,
             canonical(response_format),
+            strict,
         )
         with self._lock:
             fut = self._entries.get(key)
@@ -126,14 +135,14 @@ class GrammarCache:
                     self._entries.popitem(last=False)
         if mine:
             try:
-                fut.set_result(self._compile(fmt, tools, tool_choice, parallel_tool_calls, max_whitespace, unsupported, response_format))
+                fut.set_result(self._compile(fmt, tools, tool_choice, parallel_tool_calls, max_whitespace, unsupported, response_format, strict))
             except BaseException as e:
                 with self._lock:
                     self._entries.pop(key, None)
                 fut.set_exception(e)
         return fut.result()
 
-    def _compile(self, fmt, tools, tool_choice, parallel, max_whitespace, unsupported, response_format) -> ToolGrammar:
+    def _compile(self, fmt, tools, tool_choice, parallel, max_whitespace, unsupported, response_format, strict) -> ToolGrammar:
         vocab = self.vocab
         ids = {m: vocab.token_id(m) for m in fmt.token_markers}
         check_markers(fmt, ids.get)
@@ -148,6 +157,7 @@ class GrammarCache:
             max_whitespace=max_whitespace,
             unsupported=unsupported,
             response_format=response_format,
+            strict=strict,
         )
         try:
             compiled = vocab.compiler.compile_structural_tag(spec.tag)
@@ -176,7 +186,8 @@ class GrammarCache:
             call_end=None if fmt.tools.call_end in fmt.stops else _guard_marker(fmt.tools.call_end, ids),
             close_tail=_encode(vocab, msgs.start + msgs.role) if msgs is not None else (),
             reopen=msgs is not None,
-            no_controls=None if names_tokens(spec.tag) else ~vocab.tables.control_mask,
+            # a free answer (strict level 0) keeps every token, control tokens too
+            no_controls=None if names_tokens(spec.tag) or spec.free_answer else ~vocab.tables.control_mask,
             reasoning_grammars=reasoning_grammars,
             close_ids=_encode(vocab, fmt.reasoning.close) if fmt.reasoning.present else (),
             reasoning_trigger=ids.get(fmt.reasoning_trigger) if spec.choice != "none" else None,

@@ -176,10 +176,18 @@ class ReasonerGrammar:
         masker reads them for every request at every step)."""
         forcing = self.forcing_close
         self._budget_stop = -1 if self._budget_at is None else self._budget_at
-        self.needs_bitmask = self.phase != Phase.THINKING or forcing
+        self.needs_bitmask = (self.phase != Phase.THINKING or forcing) and not self._answer_free()
         self.blocks_eos = self.phase == Phase.THINKING and self.block_eos_while_thinking and not forcing
         # Thinking tokens that need no look: all but </think> and (when blocked) the stop tokens.
         self._free = self.phase == Phase.THINKING and not forcing
+
+    def _answer_free(self) -> bool:
+        """Strict level 0 under "auto", outside thinking: the grammar admits every token, so no
+        mask is filled and the logits are untouched (the matcher still reads the tokens, for the
+        end and for rollback)."""
+        if not self.grammar.free_answer or self.phase not in (Phase.OPENING, Phase.CONSTRAINED):
+            return False
+        return self._text is None or self._text.where != THINKING
 
     def is_terminated(self) -> bool:
         return self.phase == Phase.DONE
@@ -189,7 +197,7 @@ class ReasonerGrammar:
             self._matcher = xgr.GrammarMatcher(compiled or self.grammar.compiled)
             g = self.grammar
             spec = g.spec
-            calls = g.choice != "none"
+            calls = g.choice != "none" and not g.free_answer
             if calls or spec.answer is not None:
                 headers = spec.header_nodes() if calls else {}
                 at_start = None  # the JSON answer found by its "{" where it has no header
@@ -480,6 +488,14 @@ class FailedRequest:
 
     def rollback(self, k: int) -> None:
         return None
+
+    def _answer_free(self) -> bool:
+        """Strict level 0 under "auto", outside thinking: the grammar admits every token, so no
+        mask is filled and the logits are untouched (the matcher still reads the tokens, for the
+        end and for rollback)."""
+        if not self.grammar.free_answer or self.phase not in (Phase.OPENING, Phase.CONSTRAINED):
+            return False
+        return self._text is None or self._text.where != THINKING
 
     def is_terminated(self) -> bool:
         return False

@@ -15,11 +15,12 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ..formats import ChatFormat, Thinking, get_format, is_text
+from ..formats.strict import DEFAULT_STRICT, check_strict, function_strict, tool_level
 from . import channel_messages, json_calls, marked_calls
 from .json_answer import answer_tag, holds_answer, prepare_answer
 from .schema import PreparedSchema, prepare
 from .schema_nodes import Node
-from .tag_elements import Markers, TagRequest, either, reasoning, seq, structural_tag
+from .tag_elements import Markers, TagRequest, any_text, any_tokens, either, reasoning, seq, structural_tag
 from ..formats.tokens import own_text
 
 DEFAULT_MAX_WHITESPACE = 8
@@ -31,7 +32,8 @@ _NAME_FORBIDDEN = re.compile(r"[\s<`{}\"]")
 @dataclass
 class ToolSpec:
     name: str
-    schema: PreparedSchema
+    schema: PreparedSchema  # at level 1, any JSON object (the tool's own schema is not held)
+    level: int = DEFAULT_STRICT
 
 
 @dataclass
@@ -47,6 +49,9 @@ class GrammarSpec:
     # The schema the answer is held to (response_format), where the choice leaves an answer;
     # None: the answer is free (or there is none).
     answer: Optional[PreparedSchema] = None
+    # Strict level 0 under "auto": the answer after thinking is free (the tag admits any
+    # token), so no mask is due once thinking is over and no guard follows calls.
+    free_answer: bool = False
 
     # What the run-time guard follows, as the layout's grammar module says it.
 
@@ -91,6 +96,7 @@ class ToolDecl:
 
     name: str
     parameters: Any
+    strict: Optional[bool] = None  # OpenAI's function.strict (None: absent)
 
 
 def tool_declarations(tools: Optional[list[Any]]) -> list[ToolDecl]:
@@ -114,7 +120,7 @@ def tool_declarations(tools: Optional[list[Any]]) -> list[ToolDecl]:
         if name in seen:
             raise ValueError(f"tools[{i}]: the tool name {name!r} is given twice")
         seen.add(name)
-        out.append(ToolDecl(name, fn.get("parameters")))
+        out.append(ToolDecl(name, fn.get("parameters"), function_strict(fn, f"tools[{i}] ({name!r})")))
     return out
 
 
@@ -124,8 +130,23 @@ def normalize_tools(tools: Optional[list[Any]], unsupported: str = "error") -> l
     return [prepare_tool(d, unsupported) for d in tool_declarations(tools)]
 
 
-def prepare_tool(decl: ToolDecl, unsupported: str = "error", ask_xgrammar: bool = True) -> ToolSpec:
-    return ToolSpec(decl.name, prepare(decl.parameters, f"tool {decl.name!r}", unsupported, ask_xgrammar))
+def prepare_tool(decl: ToolDecl, unsupported: str = "error", ask_xgrammar: bool = True, level: int = DEFAULT_STRICT) -> ToolSpec:
+    """A tool as the grammar holds it: below level 2 its arguments are any JSON object, and
+    its own schema is neither prepared nor refused (a keyword thinkgate cannot enforce does not
+    fail a tool whose schema is not enforced)."""
+    parameters = decl.parameters if level >= 2 else {"type": "object"}
+    return ToolSpec(decl.name, prepare(parameters, f"tool {decl.name!r}", unsupported, ask_xgrammar), level)
+
+
+def tool_levels(declared: list[ToolDecl], choice: str, strict: int) -> Optional[dict[str, int]]:
+    """Each tool's level in the grammar, or None where the answer is free: level 0 under
+    "auto" with no tool asking for more. A grammar cannot leave one tool's markup free while it
+    holds another's, so once any tool is held (or a call is required) every tool is held at
+    least to level 1."""
+    levels = {d.name: tool_level(d.strict, strict) for d in declared}
+    if choice == "auto" and not any(levels.values()):
+        return None
+    return {name: max(level, 1) for name, level in levels.items()}
 
 
 def resolve_tool_choice(tool_choice: Any, tools: list) -> tuple[str, list]:
@@ -183,24 +204,32 @@ def build_spec(
     unsupported: str = "error",
     ask_xgrammar: bool = True,
     response_format: Any = None,
+    strict: int = DEFAULT_STRICT,
 ) -> GrammarSpec:
     fmt = get_format(format)
     t = fmt.tools
+    strict = check_strict(strict)
     # Only the tools the choice leaves are prepared: under "none" no schema is compiled, so a
     # keyword thinkgate cannot enforce does not fail a request that calls no tool.
     choice, declared = resolve_tool_choice(tool_choice, tool_declarations(tools))
-    chosen = [prepare_tool(d, unsupported, ask_xgrammar) for d in declared]
+    # The answer's schema is checked whatever the choice (a bad response_format is an error
+    # under "required" too); it holds only where the choice leaves an answer. A JSON answer is
+    # held at every strict level (the level is the calls'): level 0 is then held as 1.
+    answer = prepare_answer(response_format, unsupported, ask_xgrammar)
+    if answer is not None and not holds_answer(choice):
+        answer = None
+    levels = tool_levels(declared, choice, strict if answer is None else max(strict, 1))
     marks = Markers(dict(marker_ids or {}))
+    if levels is None:
+        # Any token, control tokens too: the answer is the model's own, and the parser reads it.
+        free = any_tokens([]) if control_ids is not None else any_text([])
+        return GrammarSpec(fmt, choice, [], parallel_tool_calls, structural_tag(free), marks.ids, free_answer=True)
+    chosen = [prepare_tool(d, unsupported, ask_xgrammar, levels[d.name]) for d in declared]
     # Token markers by id where the tokenizer has them all; text markers are always text, and
     # free text then keeps them out as text (any tokens could spell them).
     by_id = control_ids is not None and all(m in marks.ids for m in t.markers if not is_text(m))
     request = TagRequest(fmt, choice, chosen, parallel_tool_calls, marks, control_ids if by_id else None, max_whitespace)
     layout = _LAYOUTS[t.layout.name]
-    # The answer's schema is checked whatever the choice (a bad response_format is an error
-    # under "required" too); it holds only where the choice leaves an answer.
-    answer = prepare_answer(response_format, unsupported, ask_xgrammar)
-    if answer is not None and not holds_answer(choice):
-        answer = None
     tag = layout.layout_tag(request) if answer is None else answer_tag(request, layout, answer)
     return GrammarSpec(fmt, choice, chosen, parallel_tool_calls, structural_tag(tag), marks.ids, answer)
 
@@ -215,6 +244,7 @@ def build_structural_tag(
     max_whitespace: Optional[int] = DEFAULT_MAX_WHITESPACE,
     unsupported: str = "error",
     response_format: Any = None,
+    strict: int = DEFAULT_STRICT,
 ) -> dict:
     """The xgrammar structural tag for the output after thinking, as the JSON data
     ``xgrammar.Grammar.from_structural_tag`` (or vLLM's ``structural_tag`` option, as text) reads.
@@ -228,6 +258,11 @@ def build_structural_tag(
     :mod:`~thinkgate.constraint.json_answer`). With ``tokenizer``, markers are
     single tokens and control tokens cannot appear in text; arguments follow each tool's schema
     with at most ``max_whitespace`` whitespace characters in a row.
+
+    ``strict`` (see :mod:`thinkgate.formats.strict`): 2 holds the arguments to each tool's
+    schema, 1 only to a JSON object (markup and tool names still held), 0 under ``"auto"``
+    admits any answer (under ``"required"`` or a named tool a call is still required, so level
+    0 is held as 1 there). A tool's ``function.strict`` ``true``/``false`` sets its own level.
 
     Without a tokenizer nothing of xgrammar (or torch) is imported: the schemas are checked by
     thinkgate's rules, and xgrammar's own verdict on them comes when the tag is compiled.
@@ -251,4 +286,5 @@ def build_structural_tag(
         unsupported=unsupported,
         ask_xgrammar=tokenizer is not None,
         response_format=response_format,
+        strict=strict,
     ).tag

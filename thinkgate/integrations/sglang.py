@@ -7,15 +7,18 @@ each row's ``custom_params`` with the request under ``"__req__"``. Each request'
 by the request id, and is dropped when the request finishes. A request opts in with
 ``custom_params={"thinkgate": json.dumps({...})}`` (values must be flat): ``format``,
 ``tokenizer`` (a path; the model's), ``tools``, ``tool_choice``, ``parallel_tool_calls``,
-``thinking``, ``thinking_budget``, ``response_format`` (OpenAI's: the answer after thinking held
-to JSON after the thinking thinkgate follows; not SGLang's own ``response_format`` as well, or two
-grammars apply). Start the server with ``--enable-custom-logit-processor`` and
+``thinking``, ``thinking_budget``, ``strict``, ``response_format`` (OpenAI's: the answer after
+thinking held to JSON after the thinking thinkgate follows; not SGLang's own ``response_format``
+as well, or two grammars apply). Start the server with ``--enable-custom-logit-processor`` and
 ``--disable-overlap-schedule`` (with the overlap scheduler ``req.output_ids`` can be a token behind
 when the processor runs).
 
 Detectors. ``register()`` adds ``thinkgate_<format>`` to SGLang's ``FunctionCallParser``
 registry (also run from the ``sglang.srt.plugins`` entry point, so ``--tool-call-parser
-thinkgate_<format>`` works once thinkgate is installed, for any registered format).
+thinkgate_<format>`` works once thinkgate is installed, for any registered format). A detector
+sees the tools (their ``function.strict``) but not the request's ``custom_params``: it reads calls
+at the server's strict level, ``THINKGATE_STRICT`` (default 2), so a server whose requests ask
+for a lower level sets it there too (or marks the tools ``"strict": false``).
 """
 
 from __future__ import annotations
@@ -34,7 +37,8 @@ from ..constraint.vocabulary import vocabulary_for
 from ..formats import ChatFormat, get_format
 from ..formats import names as format_names
 from ..parsing import ContentDelta, StreamParser, ToolCallArgumentsDelta, ToolCallStart, parse
-from ..requests import OPTION_KEY, RequestOptions, check_options, request_options
+from ..formats.strict import DEFAULT_STRICT, check_strict
+from ..requests import OPTION_KEY, RequestOptions, check_options, default_strict, request_options
 from .common import ENGINE_INVALID_CALLS, format_class, plain_tools
 
 from sglang.srt.function_call.base_format_detector import BaseFormatDetector
@@ -132,7 +136,7 @@ def _request_grammar(state: _Requests, params: dict, req: Any, width: int) -> Op
         log.error("thinkgate: a request's options or tokenizer failed (%s); the row is left unconstrained", e)
         return None
     try:
-        compiled = compile_tool_grammar(tok, opts.format, opts.tools, opts.tool_choice, opts.parallel_tool_calls, vocab_size=max(width, len(tok)), max_whitespace=opts.max_whitespace, unsupported=opts.unsupported, response_format=opts.response_format)
+        compiled = compile_tool_grammar(tok, opts.format, opts.tools, opts.tool_choice, opts.parallel_tool_calls, vocab_size=max(width, len(tok)), max_whitespace=opts.max_whitespace, unsupported=opts.unsupported, response_format=opts.response_format, strict=opts.strict)
         limit = getattr(getattr(req, "sampling_params", None), "max_new_tokens", None)
         return ReasonerGrammar(compiled, prompt_token_ids=list(req.origin_input_ids), thinking=opts.thinking, thinking_budget=opts.thinking_budget, max_tokens=limit)
     except Exception as e:
@@ -144,9 +148,10 @@ def _request_grammar(state: _Requests, params: dict, req: Any, width: int) -> Op
         return FailedRequest(stops, f"{type(e).__name__}: {e}")
 
 
-def custom_params(format: str, tokenizer_path: str, tools: Any = None, tool_choice: Any = "auto", **options: Any) -> dict:
-    """The ``custom_params`` that opt a request in (checked now, so a bad request fails here)."""
-    opts = RequestOptions(format=get_format(format).name, tools=tools, tool_choice=tool_choice, **options)
+def custom_params(format: str, tokenizer_path: str, tools: Any = None, tool_choice: Any = "auto", *, strict: int = DEFAULT_STRICT, **options: Any) -> dict:
+    """The ``custom_params`` that opt a request in (checked now, so a bad request fails here).
+    ``strict``: 0 parse only (under ``auto``), 1 markup and tool names, 2 full schemas."""
+    opts = RequestOptions(format=get_format(format).name, tools=tools, tool_choice=tool_choice, strict=check_strict(strict), **options)
     check_options(opts)
     data = json.loads(opts.to_json())
     data["tokenizer"] = tokenizer_path
@@ -173,7 +178,7 @@ class ThinkgateDetector(BaseFormatDetector):
 
     def detect_and_parse(self, text: str, tools: Any) -> StreamingParseResult:
         try:
-            m = parse(text, self.format, thinking=False, tools=plain_tools(tools), on_invalid_call=ENGINE_INVALID_CALLS)
+            m = parse(text, self.format, thinking=False, tools=plain_tools(tools), on_invalid_call=ENGINE_INVALID_CALLS, strict=default_strict())
         except Exception:  # never the server's error: the output comes back as text
             log.exception("thinkgate: reading the tool calls failed; the output is returned as text")
             return StreamingParseResult(normal_text=text, calls=[])
@@ -184,7 +189,7 @@ class ThinkgateDetector(BaseFormatDetector):
     def parse_streaming_increment(self, new_text: str, tools: Any) -> StreamingParseResult:
         try:
             if self._stream is None:
-                self._stream = StreamParser(self.format, thinking=False, tools=plain_tools(tools), on_invalid_call=ENGINE_INVALID_CALLS)
+                self._stream = StreamParser(self.format, thinking=False, tools=plain_tools(tools), on_invalid_call=ENGINE_INVALID_CALLS, strict=default_strict())
             events = self._stream.feed_events(new_text)
         except Exception:  # never the server's error: the rest streams as text
             log.exception("thinkgate: reading the tool calls failed; the rest is streamed as text")

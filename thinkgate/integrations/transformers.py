@@ -35,6 +35,7 @@ class RowSpec:
     max_new_tokens: Optional[int] = None  # this row's own limit (the batch's may be larger)
     stop: Optional[list[str]] = None  # OpenAI's stop strings: the output ends before the first
     response_format: Optional[dict] = None  # OpenAI's: the answer after thinking held to JSON
+    strict: int = 2  # 0 parse only (under "auto"), 1 markup and tool names, 2 full schemas
 
 
 class ToolCallLogitsProcessor(LogitsProcessor):
@@ -60,7 +61,7 @@ class ToolCallLogitsProcessor(LogitsProcessor):
         self.rows = list(rows)
         self.prompt_lengths = list(prompt_lengths)
         self._grammars = [
-            compile_tool_grammar(tokenizer, r.format, r.tools, r.tool_choice, r.parallel_tool_calls, vocab_size=vocab_size, response_format=r.response_format)
+            compile_tool_grammar(tokenizer, r.format, r.tools, r.tool_choice, r.parallel_tool_calls, vocab_size=vocab_size, response_format=r.response_format, strict=r.strict)
             for r in self.rows
         ]
         self.vocab_size = self._grammars[0].vocab.size if self._grammars else 0
@@ -154,6 +155,7 @@ class ToolCallLogitsProcessor(LogitsProcessor):
                 # (the tool markup's token while thinking is a call where the grammar read one)
                 recover_calls_in_reasoning=grammar.reasoning_trigger is not None,
                 **answer_reading(grammar.format, row.tools, row.tool_choice, row.response_format),
+                strict=row.strict,
             )
             kept, text, cut = output_text(self.tokenizer, body, row.stop)
             failed = failed and not cut  # the output ends before its first stop string, whatever came after
@@ -187,6 +189,7 @@ def generate_chat(
     model_name: str = "local",
     on_batch: Optional[Callable[[int], None]] = None,
     on_progress: Optional[Callable[[int], None]] = None,
+    strict: Optional[int] = None,
 ) -> list[dict]:
     """Generate for OpenAI-shape requests with ``model.generate`` under thinkgate's grammar, and
     return one OpenAI ``chat.completion`` per request (in order).
@@ -194,7 +197,8 @@ def generate_chat(
     Requests are batched (left-padded) by their sampling settings; each row keeps its own tools,
     tool_choice, thinking, budget, ``max_tokens`` and ``stop``. ``on_batch(n)`` is called after
     each batch of ``n`` requests; ``on_progress(n)`` as ``n`` more requests end their generation,
-    row by row while a batch goes on (a progress bar's ``update``)."""
+    row by row while a batch goes on (a progress bar's ``update``). ``strict``: the strict level
+    of the requests that set none (default 2)."""
     fmt = get_format(format)
     eos = tokenizer.convert_tokens_to_ids(fmt.eos)
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else eos
@@ -207,7 +211,7 @@ def generate_chat(
         for start in range(0, len(members), batch_size):
             chunk = members[start : start + batch_size]
             rows = [
-                RowSpec(fmt, requests[i].tools, requests[i].effective_tool_choice, requests[i].parallel_tool_calls, None, requests[i].thinking_budget, requests[i].max_tokens, requests[i].stop, requests[i].response_format)
+                RowSpec(fmt, requests[i].tools, requests[i].effective_tool_choice, requests[i].parallel_tool_calls, None, requests[i].thinking_budget, requests[i].max_tokens, requests[i].stop, requests[i].response_format, requests[i].strict_level(strict))
                 for i in chunk
             ]
             batch = [prompts[i] for i in chunk]

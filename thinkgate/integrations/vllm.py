@@ -8,8 +8,8 @@ registered with ``LLM(logits_processors=[...])``, ``--logits-processors`` or the
 
 A request opts in through ``SamplingParams.extra_args["thinkgate"]``: a dict, or a JSON string
 (the OpenAI server's ``vllm_xargs`` carries only flat values) with ``format``, ``tools``,
-``tool_choice``, ``parallel_tool_calls``, ``thinking``, ``thinking_budget`` and ``response_format``
-(OpenAI's: the answer after thinking held to JSON). A request that does
+``tool_choice``, ``parallel_tool_calls``, ``thinking``, ``thinking_budget``, ``strict`` and
+``response_format`` (OpenAI's: the answer after thinking held to JSON). A request that does
 not opt in is untouched, and a step in which none did does no work.
 """
 
@@ -86,6 +86,7 @@ def _warm(opts: RequestOptions, engine: "ThinkgateLogitsProcessor") -> None:
             max_whitespace=opts.max_whitespace,
             unsupported=opts.unsupported,
             response_format=opts.response_format,
+            strict=opts.strict,
         )
     except Exception as e:  # the engine step meets it again, and ends that request alone
         log.warning("thinkgate: compiling an admitted request's grammar failed: %s", e)
@@ -204,6 +205,7 @@ class ThinkgateLogitsProcessor(_V1, _V2):  # type: ignore[misc]
                 max_whitespace=opts.max_whitespace,
                 unsupported=opts.unsupported,
                 response_format=opts.response_format,
+                strict=opts.strict,
             )
             return ReasonerGrammar(
                 compiled,

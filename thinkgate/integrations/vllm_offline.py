@@ -28,8 +28,8 @@ def make_llm(model: str, **kwargs: Any) -> Any:
     return LLM(model=model, **kwargs)
 
 
-def request_options(request: ChatRequest, format: str | ChatFormat) -> RequestOptions:
-    """The thinkgate options of one request."""
+def request_options(request: ChatRequest, format: str | ChatFormat, strict: Optional[int] = None) -> RequestOptions:
+    """The thinkgate options of one request (``strict``: the level of a request that sets none)."""
     return RequestOptions(
         format=get_format(format).name,
         tools=request.tools,
@@ -38,15 +38,16 @@ def request_options(request: ChatRequest, format: str | ChatFormat) -> RequestOp
         thinking=None,  # read from the prompt, which the template ended by request.thinking
         thinking_budget=request.thinking_budget,
         response_format=request.response_format,
+        strict=request.strict_level(strict),
     )
 
 
-def sampling_params(request: ChatRequest, format: str | ChatFormat, tokenizer: Any = None) -> Any:
+def sampling_params(request: ChatRequest, format: str | ChatFormat, tokenizer: Any = None, strict: Optional[int] = None) -> Any:
     """vLLM ``SamplingParams`` for one request, with its thinkgate options, checked (and with
     ``tokenizer``, its grammar compiled) before anything is generated."""
     from vllm import SamplingParams
 
-    opts = request_options(request, format)
+    opts = request_options(request, format, strict)
     check_options(opts, tokenizer)
     return SamplingParams(
         max_tokens=request.max_tokens,
@@ -67,15 +68,17 @@ def generate_chat(
     format: str | ChatFormat = "deepseek_r1",
     chat_template: Optional[str] = None,
     model_name: Optional[str] = None,
+    strict: Optional[int] = None,
 ) -> list[dict]:
     """One OpenAI ``chat.completion`` per request. ``llm`` is an ``LLM`` built with
-    :func:`make_llm` (or a model path, for which one is built)."""
+    :func:`make_llm` (or a model path, for which one is built). ``strict``: the strict level of
+    the requests that set none (default 2)."""
     if isinstance(llm, str):
         llm = make_llm(llm)
     fmt = get_format(format)
     tokenizer = llm.get_tokenizer()
     prompts = [apply_chat_template(tokenizer, r.messages, fmt, r.tools, r.thinking, chat_template) for r in requests]
-    params = [sampling_params(r, fmt, tokenizer) for r in requests]
+    params = [sampling_params(r, fmt, tokenizer, strict) for r in requests]
     outputs = llm.generate([{"prompt_token_ids": p} for p in prompts], params, use_tqdm=False)
     results = []
     for request, prompt, out in zip(requests, prompts, outputs):
@@ -85,12 +88,12 @@ def generate_chat(
         body = ids[:-1] if ids and ids[-1] == stop else ids
         calls = bool(request.tools) and request.effective_tool_choice != "none"  # as the grammar reads its thinking
         reading = answer_reading(fmt, request.tools, request.effective_tool_choice, request.response_format)
-        parser = StreamParser(fmt, thinking=_thinking(prompt, tokenizer, fmt), tools=request.tools, tokenizer=tokenizer, recover_calls_in_reasoning=calls, **reading)
+        parser = StreamParser(fmt, thinking=_thinking(prompt, tokenizer, fmt), tools=request.tools, tokenizer=tokenizer, recover_calls_in_reasoning=calls, strict=request.strict_level(strict), **reading)
         # vLLM ended the output at its stop string and kept the tokens that wrote it: cut the
         # text where the transformers engine cuts it
         kept, text, cut = output_text(tokenizer, body, request.stop)
         parser.feed_events(text, kept)
-        error = None if cut else _grammar_error(request, fmt, tokenizer, prompt, ids)
+        error = None if cut else _grammar_error(request_options(request, fmt, strict), tokenizer, prompt, ids)
         parser.finish_events("error" if error else "stop" if cut else "length" if completion.finish_reason == "length" else None)
         message = parser.message
         if error:  # the processor ended this request (the batch went on): say why
@@ -114,15 +117,14 @@ def _thinking(prompt: list[int], tokenizer: Any, fmt: ChatFormat) -> Any:
     return thinking_from_prompt(prompt, tokenizer, fmt)
 
 
-def _grammar_error(request: ChatRequest, fmt: ChatFormat, tokenizer: Any, prompt: list[int], ids: list[int]) -> Optional[str]:
+def _grammar_error(opts: RequestOptions, tokenizer: Any, prompt: list[int], ids: list[int]) -> Optional[str]:
     """Why the output breaks the request's grammar, if it does. The processor runs in vLLM's
     engine (often another process), so its verdict is read again here: the output's tokens
     replayed through the request's grammar (compiled at admission; accepting costs microseconds
     a token). An output the processor ended for a fault breaks it where it ended."""
     from ..constraint import ReasonerGrammar, compile_tool_grammar
 
-    opts = request_options(request, fmt)
-    grammar = compile_tool_grammar(tokenizer, fmt, opts.tools, opts.tool_choice, opts.parallel_tool_calls, max_whitespace=opts.max_whitespace, unsupported=opts.unsupported, response_format=opts.response_format)
+    grammar = compile_tool_grammar(tokenizer, opts.format, opts.tools, opts.tool_choice, opts.parallel_tool_calls, max_whitespace=opts.max_whitespace, unsupported=opts.unsupported, response_format=opts.response_format, strict=opts.strict)
     g = ReasonerGrammar(grammar, prompt_token_ids=prompt, thinking_budget=opts.thinking_budget)
     for t in ids:
         if not g.accept_token(t):

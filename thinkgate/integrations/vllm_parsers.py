@@ -41,7 +41,8 @@ from ..parsing import (
     thinking_from_prompt,
 )
 from ..formats.tokens import AnalysisIds, TextReasoningIds
-from ..requests import OPTION_KEY, RequestOptions, check_budget, default_unsupported
+from ..formats.strict import check_strict
+from ..requests import OPTION_KEY, RequestOptions, check_budget, default_strict, default_unsupported, request_options
 from .common import ENGINE_INVALID_CALLS, format_class, plain_tools
 from .vllm import check_options
 
@@ -53,6 +54,9 @@ BUDGET_KEY = "thinkgate_thinking_budget"
 # A request's policy for schema keywords thinkgate cannot enforce: "error" (the server default,
 # or THINKGATE_UNSUPPORTED) or "relax" (dropped with a warning)
 UNSUPPORTED_KEY = "thinkgate_unsupported"
+# A request's strict level: 0 (parse only, under auto), 1 (markup and tool names), 2 (full
+# schemas; the server default, or THINKGATE_STRICT)
+STRICT_KEY = "thinkgate_strict"
 
 
 def _requested_thinking(request: Any, fmt: ChatFormat) -> Any:
@@ -82,7 +86,7 @@ def _tools(request: Any) -> Optional[list]:
 
 
 # The per-request options a client may send as flat vllm_xargs, by their xargs key.
-XARGS = {BUDGET_KEY: "thinking_budget", UNSUPPORTED_KEY: "unsupported"}
+XARGS = {BUDGET_KEY: "thinking_budget", UNSUPPORTED_KEY: "unsupported", STRICT_KEY: "strict"}
 
 
 def _thinkgate_xargs(xargs: dict) -> dict:
@@ -105,6 +109,8 @@ def _thinkgate_xargs(xargs: dict) -> dict:
         if value not in ("error", "relax"):
             raise ValueError(f"{UNSUPPORTED_KEY} must be 'error' or 'relax', not {value!r}")
         out["unsupported"] = value
+    if STRICT_KEY in xargs:
+        out["strict"] = check_strict(xargs.pop(STRICT_KEY), STRICT_KEY)
     return out
 
 
@@ -117,6 +123,16 @@ def _response_format(request: Any) -> Optional[dict]:
     if isinstance(rf, dict) and rf.get("type") in ("json_schema", "json_object"):
         return rf
     return None
+
+
+def _strict(request: Any) -> int:
+    """The level the request's grammar had (the options adjust_request wrote), so that the
+    parser holds no call to more than the grammar did."""
+    try:
+        opts = request_options(getattr(request, "vllm_xargs", None))
+    except ValueError:
+        opts = None
+    return opts.strict if opts is not None else default_strict()
 
 
 def _tool_choice(request: Any) -> Any:
@@ -293,6 +309,7 @@ class ThinkgateToolParser(ToolParser):
             thinking_budget=options.get("thinking_budget"),
             unsupported=options.get("unsupported") or default_unsupported(),
             response_format=answer,
+            strict=options["strict"] if "strict" in options else default_strict(),
         )
         check_options(opts, self.model_tokenizer)
         xargs[OPTION_KEY] = opts.to_json()
@@ -304,11 +321,11 @@ class ThinkgateToolParser(ToolParser):
         return request
 
     def _parser(self, request: Any) -> StreamParser:
-        return StreamParser(self.format, thinking=False, tools=_tools(request), on_invalid_call=ENGINE_INVALID_CALLS)
+        return StreamParser(self.format, thinking=False, tools=_tools(request), on_invalid_call=ENGINE_INVALID_CALLS, strict=_strict(request))
 
     def extract_tool_calls(self, model_output: str, request: Any) -> ExtractedToolCallInformation:
         try:
-            m = parse(model_output, self.format, thinking=False, tools=_tools(request), on_invalid_call=ENGINE_INVALID_CALLS)
+            m = parse(model_output, self.format, thinking=False, tools=_tools(request), on_invalid_call=ENGINE_INVALID_CALLS, strict=_strict(request))
         except Exception:  # never the server's 500: the output comes back as content
             log.exception("thinkgate: reading the tool calls failed; the output is returned as content")
             return ExtractedToolCallInformation(tools_called=False, tool_calls=[], content=model_output)

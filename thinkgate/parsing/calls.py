@@ -16,7 +16,7 @@ import logging
 import secrets
 import string
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from ..formats import ChatFormat
@@ -57,6 +57,7 @@ class CallTracker:
         call_id: Callable[[int], str] = default_call_id,
         tool_parameters: Mapping[str, Any] | None = None,
         validate_arguments: bool = True,
+        checked: Collection[str] | None = None,
     ) -> None:
         if on_invalid_call not in INVALID_CALL_POLICIES:
             raise ValueError(
@@ -68,8 +69,10 @@ class CallTracker:
         self._tool_names = tool_names
         # each tool's parameters schema, by name: parameters written as text are typed by it
         self._parameters = dict(tool_parameters or {})
-        # ... and a call's arguments must satisfy it (a call that does not is invalid)
-        self._schemas = ArgumentsSchemas(self._parameters) if validate_arguments and tool_names is not None else None
+        # ... and a call's arguments must satisfy it (a call that does not is invalid); a tool
+        # not in ``checked`` (its strict level below 2) only needs a JSON object
+        schemas = self._parameters if checked is None else {n: p for n, p in self._parameters.items() if n in checked}
+        self._schemas = ArgumentsSchemas(schemas) if validate_arguments and tool_names is not None else None
         self._policy = on_invalid_call
         if call_id is default_call_id and fmt.tools.id_length:
             call_id = short_call_id(fmt.tools.id_length)

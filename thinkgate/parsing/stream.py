@@ -14,6 +14,7 @@ from .calls import CallTracker, default_call_id
 from .driver import Driver
 from .markers import marker_pieces
 from .stages import Reading
+from ..formats.strict import DEFAULT_STRICT, check_strict, function_strict, tool_level
 from ..formats.tokens import marker_token_ids
 
 # One parser module per layout, named as the layout is (see thinkgate.formats.LAYOUTS).
@@ -28,6 +29,20 @@ def tool_parameters(tools: Optional[Iterable[Any]]) -> dict[str, Any]:
         if isinstance(fn, Mapping) and isinstance(fn.get("name"), str):
             out[fn["name"]] = fn.get("parameters")
     return out
+
+
+def schema_checked(tools: Optional[Iterable[Any]], strict: int = DEFAULT_STRICT) -> frozenset[str]:
+    """The tools whose calls are held to their schema: those at strict level 2 (the request's
+    ``strict``, or the tool's own ``function.strict``; see :mod:`thinkgate.formats.strict`).
+    A tool below it is held, as its grammar holds it, to a JSON object only."""
+    strict = check_strict(strict)
+    out = set()
+    for i, tool in enumerate(tools or ()):
+        fn = tool.get("function") if isinstance(tool, Mapping) else None
+        if isinstance(fn, Mapping) and isinstance(fn.get("name"), str):
+            if tool_level(function_strict(fn, f"tools[{i}] ({fn['name']!r})"), strict) == 2:
+                out.add(fn["name"])
+    return frozenset(out)
 
 
 def tool_names(tools: Optional[Iterable[Any]]) -> Optional[frozenset[str]]:
@@ -61,6 +76,10 @@ class StreamParser:
       call whose arguments break its tool's parameters schema (JSON Schema 2020-12, formats
       checked), whoever wrote it: thinkgate's grammar or not. ``validate_arguments=False``
       leaves the arguments unchecked.
+    * ``strict``: the request's strict level, as its grammar had it (0, 1, 2; see
+      :mod:`thinkgate.formats.strict`): a tool below level 2 (by the request's level or its own
+      ``function.strict: false``) is not held to its schema, only to a JSON object; parameters
+      written as text are still typed by it.
     * ``tokenizer``: needed to feed ``token_ids`` (a tokenizer, or a mapping marker → id). With
       ids, a marker counts only when its special token was generated.
     * ``on_invalid_call``: where a call that cannot be read goes (its text lands in one place):
@@ -96,6 +115,7 @@ class StreamParser:
         reasoning_field: str = "reasoning_content",
         call_id: Callable[[int], str] = default_call_id,
         validate_arguments: bool = True,
+        strict: int = DEFAULT_STRICT,
     ) -> None:
         self.format = get_format(format)
         if thinking is None:
@@ -120,6 +140,7 @@ class StreamParser:
             # and every call's arguments are checked against its tool's.
             tool_parameters=tool_parameters(tools),
             validate_arguments=validate_arguments,
+            checked=schema_checked(tools, strict),
         )
         reading = Reading(self.format.start_thinking(thinking), recover_calls_in_reasoning, calls_after_content)
         layout_cls(self._machine, calls, self.format, reading)
