@@ -83,7 +83,7 @@ def test_the_tool_markup_token_written_while_thinking_opens_constrained_calls(to
     tokenizer = tokenizer_for(fmt)
     grammar = compile_tool_grammar(tokenizer, fmt, REALISTIC, CHOICES[choice])
     close = grammar.think_close
-    for k, at in enumerate((0, 5, 23)):
+    for k, at in enumerate((0, 23)):
         ids, rg = walk(tokenizer, grammar, trigger_at=at, seed=zlib.crc32(f"{fmt}-{choice}-{k}".encode()))
         assert rg.is_terminated(), (fmt, choice, at, rg.phase, rg.error)
         assert ids[at] == grammar.reasoning_trigger and close not in ids[at:]
@@ -152,7 +152,7 @@ def test_a_thinking_budget_never_cuts_into_a_call_begun_inside_it(tokenizer_for,
     budget's forced close never lands inside it."""
     tokenizer = tokenizer_for(fmt)
     grammar = compile_tool_grammar(tokenizer, fmt, REALISTIC, "auto")
-    for budget in (8, 64, 256):
+    for budget in (8, 256):
         for before in (1, 3):
             at = budget - before
             ids, rg = walk(tokenizer, grammar, trigger_at=at, budget=budget, seed=zlib.crc32(f"{fmt}-{budget}-{before}".encode()))
@@ -172,7 +172,7 @@ def test_a_model_that_never_closes_its_thinking_still_calls_within_max_tokens(to
     grammar = compile_tool_grammar(tokenizer, fmt, REALISTIC, CHOICES[choice])
     room = shortest_answer(grammar)
     assert room is not None and room[-1] in grammar.stop_ids
-    for extra in (1, 2, 37):
+    for extra in (1, 37):
         limit = len(room) + extra
         ids, rg = walk(tokenizer, grammar, max_tokens=limit, seed=extra)
         assert rg.is_terminated() and len(ids) == limit and rg.answered_in_room, (fmt, choice, limit, rg.error)

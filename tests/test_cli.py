@@ -428,7 +428,7 @@ def test_strict_comes_from_the_line_or_the_flag(tiny, tmp_path, capsys):
     lines = [batch_line("bad", {"messages": HELLO, "strict": "yes"}), batch_line("one", {**line, "strict": 1}), batch_line("two", line)]
     status, [bad, one, two] = run_generate(tmp_path, tiny, lines)
     assert status == 1
-    assert bad["error"]["message"] == "line 1: body.strict: strict must be 0 (parse only), 1 (markup and tool names) or 2 (full schemas), not 'yes'"
+    assert bad["error"]["message"] == "line 1: body.strict must be 0 (parse only), 1 (markup and tool names) or 2 (full schemas), not 'yes'"
     assert one["error"] is None and one["response"]["body"]["choices"][0]["finish_reason"] == "length"
     assert "'multipleOf'" in two["error"]["message"]
     status, [flagged, own] = run_generate(tmp_path, tiny, [batch_line("flag", line), batch_line("own", {**line, "strict": 2})], "--strict", "1")
