@@ -163,7 +163,7 @@ def _name(fmt):
     return fmt if isinstance(fmt, str) else fmt.name
 
 
-SAMPLES = 8
+SAMPLES = 6
 
 
 @pytest.mark.parametrize(("fmt", "thinking"), CASES + [("llama3_json", False)], ids=lambda v: _name(v) if not isinstance(v, bool) else str(v))

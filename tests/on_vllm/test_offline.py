@@ -133,3 +133,16 @@ def test_max_tokens_is_length_under_every_tool_choice(llm):
     ]
     for request, r in zip(requests, generate_chat(llm, requests, format="deepseek_r1")):
         assert r["choices"][0]["finish_reason"] == "length" and r["usage"]["completion_tokens"] == 5, request.tool_choice
+
+
+def test_a_required_call_fits_within_max_tokens_when_the_thinking_never_closes(llm):
+    """Issue 17, point 3, in vLLM's engine: no thinking budget, and the random model thinks on;
+    the processor keeps room within the request's max_tokens for the shortest call and writes it."""
+    requests = [
+        ChatRequest(messages=[{"role": "user", "content": "weather"}], tools=TOOLS, tool_choice=choice, thinking=True, max_tokens=64, seed=7, temperature=1.0)
+        for choice in ("required", {"type": "function", "function": {"name": "get_weather"}})
+    ]
+    for r, finish in zip(generate_chat(llm, requests, format="deepseek_r1"), ("tool_calls", "stop")):
+        choice = r["choices"][0]
+        assert _validate(choice["message"]) == 1 and choice["finish_reason"] == finish, choice
+        assert choice["message"]["reasoning_content"] and r["usage"]["completion_tokens"] == 64
