@@ -1,7 +1,7 @@
 """Guaranteed validity (design.md invariant 1): seeded random-logit sampling under the grammar,
 with the real DeepSeek tokenizer, parses into calls whose arguments validate.
 
-Default run: 6 samples per format × tool_choice × thinking (the whole suite keeps within
+Default run: 4 samples per format × tool_choice × thinking (the whole suite keeps within
 ten minutes). ``python -m pytest -m slow -s
 tests/test_constraint_sampling.py`` runs 2,000 per format × tool_choice and prints the table
 (``THINKGATE_SAMPLES`` changes the count)."""
@@ -46,7 +46,7 @@ FORMAT_THINKING = [(f, t) for f in FORMATS for t in thinking_modes(f)]
 SCHEMAS = {t["function"]["name"]: t["function"]["parameters"] for t in REALISTIC}
 VALIDATOR = {n: jsonschema.Draft202012Validator(s, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER) for n, s in SCHEMAS.items()}
 MAX_TOKENS = 600
-SAMPLES = 6  # walks per case in the default run
+SAMPLES = 4  # walks per case in the default run
 
 
 def sample_batch(tokenizer, fmt, choice, thinking, n, seed, batch=25, via_logits=True, strict=2, close_after=None):

@@ -163,7 +163,7 @@ FORECAST = {
 }
 
 
-@pytest.mark.parametrize("sampling", [{"temperature": 0}, {"temperature": 1.0, "seed": 5}])
+@pytest.mark.parametrize("sampling", [{"temperature": 1.0, "seed": 5}])
 def test_response_format_holds_the_answer_after_free_thinking(tiny, sampling):
     model, tok = tiny
     fmt = {"type": "json_schema", "json_schema": {"name": "forecast", "schema": FORECAST}}
