@@ -195,3 +195,29 @@ def test_strict_levels_in_custom_params_and_the_detectors(model_dir, monkeypatch
     assert calls() == [] and len(calls(False)) == 1
     monkeypatch.setenv("THINKGATE_STRICT", "1")
     assert [c.parameters for c in calls()] == ['{"town": "Oslo"}'] and calls(True) == []
+
+
+@pytest.mark.parametrize("name", ["deepseek_r1", "kimi_k2", "qwen3"])
+def test_reasoning_parser_ends_the_reasoning_at_a_call_written_while_thinking(name):
+    """Issue 17, point 1, in SGLang: ``--reasoning-parser thinkgate_<format>`` splits reasoning
+    from the answer with thinkgate's parser; with a tool parser active, the tool markup written
+    while thinking ends the reasoning and goes on to the tool parser, whole as streamed; without
+    one it is reasoning."""
+    from sglang.srt.parser.reasoning_parser import ReasoningParser
+
+    register()
+    fmt = get_format(name)
+    opened = "" if fmt.reasoning.default_thinking is True else fmt.reasoning.open
+    call = fmt.tools.section_text([("get_weather", '{"city": "Paris", "days": 2}')])
+    text = opened + "Plan: call it." + call
+    for stream_reasoning in (True, False):
+        whole = ReasoningParser("thinkgate_" + name, stream_reasoning=stream_reasoning, tool_call_parser_active=True).parse_non_stream(text)
+        assert whole == ("Plan: call it.", call)
+        parser = ReasoningParser("thinkgate_" + name, stream_reasoning=stream_reasoning, tool_call_parser_active=True)
+        pieces = [parser.parse_stream_chunk(text[i : i + 3]) for i in range(0, len(text), 3)] + [parser.parse_stream_end()]
+        assert ("".join(r or "" for r, _ in pieces), "".join(n or "" for _, n in pieces)) == whole
+        normal, calls = FunctionCallParser([Tool(type="function", function=Function(name="get_weather", parameters=GET_WEATHER["function"]["parameters"]))], "thinkgate_" + name).parse_non_stream(whole[1])
+        assert normal == "" and [(c.name, c.parameters) for c in calls] == [("get_weather", '{"city": "Paris", "days": 2}')]
+    # no tool parser: the marker is reasoning text; an output that closes its reasoning answers after it
+    assert ReasoningParser("thinkgate_" + name).parse_non_stream(text) == ("Plan: call it." + call, "")
+    assert ReasoningParser("thinkgate_" + name).parse_non_stream(opened + "Plan." + fmt.reasoning.close + "Hi.") == ("Plan.", "Hi.")

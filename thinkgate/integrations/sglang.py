@@ -36,13 +36,15 @@ from ..constraint.reasoner import FailedRequest
 from ..constraint.vocabulary import vocabulary_for
 from ..formats import ChatFormat, get_format
 from ..formats import names as format_names
-from ..parsing import ContentDelta, StreamParser, ToolCallArgumentsDelta, ToolCallStart, parse
+from ..parsing import ContentDelta, ReasoningDelta, ReasoningEnd, StreamParser, ToolCallArgumentsDelta, ToolCallStart, parse
 from ..formats.strict import DEFAULT_STRICT, check_strict
 from ..requests import OPTION_KEY, RequestOptions, check_options, default_strict, request_options
 from .common import ENGINE_INVALID_CALLS, format_class, plain_tools
 
 from sglang.srt.function_call.base_format_detector import BaseFormatDetector
 from sglang.srt.function_call.core_types import StreamingParseResult, StructureInfo, ToolCallItem
+from sglang.srt.parser.reasoning_parser import BaseReasoningFormatDetector
+from sglang.srt.parser.reasoning_parser import StreamingParseResult as ReasoningResult
 from sglang.srt.sampling.custom_logit_processor import CustomLogitProcessor
 
 log = logging.getLogger("thinkgate.sglang")
@@ -237,6 +239,62 @@ class _Passthrough:
         return [ContentDelta(delta_text)] if delta_text else []
 
 
+class ThinkgateReasoningDetector(BaseReasoningFormatDetector):
+    """SGLang's ``--reasoning-parser thinkgate_<format>``: reasoning split from the answer by
+    thinkgate's parser, the answer verbatim (the tool parser reads it). Where a tool parser is
+    active, the tool markup's token written while thinking ends the reasoning there, as
+    thinkgate's grammar reads it (SGLang passes the detector no token ids: the marker is
+    matched as text). ``force_reasoning``: the output starts inside the reasoning; ``False``:
+    the model may open it; unset: the format's default."""
+
+    format: ChatFormat
+
+    def __init__(self, stream_reasoning: bool = True, force_reasoning: Optional[bool] = None, tool_call_parser_active: bool = False, **_: Any) -> None:
+        fmt = self.format
+        super().__init__(fmt.reasoning.open, fmt.reasoning.close, force_reasoning=bool(force_reasoning), stream_reasoning=stream_reasoning)
+        self._thinking = fmt.reasoning.default_thinking if force_reasoning is None else True if force_reasoning else "auto"
+        self._calls = tool_call_parser_active
+        self._stream: Any = StreamParser(fmt, thinking=self._thinking, reasoning_only=True, recover_calls_in_reasoning=tool_call_parser_active)
+        self._held: list[str] = []  # reasoning held until it ends (stream_reasoning off)
+
+    def detect_and_parse(self, text: str) -> ReasoningResult:
+        try:
+            m = parse(text, self.format, thinking=self._thinking, reasoning_only=True, recover_calls_in_reasoning=self._calls)
+        except Exception:  # never the server's 500: the output comes back as text
+            log.exception("thinkgate: reading the reasoning failed; the output is returned as text")
+            return ReasoningResult(normal_text=text)
+        return ReasoningResult(normal_text=m.content or "", reasoning_text=m.reasoning_content or "")
+
+    def parse_streaming_increment(self, new_text: str) -> ReasoningResult:
+        try:
+            events = self._stream.feed_events(new_text)
+        except Exception:  # never the server's 500: the rest of the output streams as text
+            log.exception("thinkgate: reading the reasoning failed; the rest is streamed as text")
+            self._stream = _Passthrough()
+            return ReasoningResult(normal_text=new_text)
+        return self._result(events)
+
+    def finish(self) -> ReasoningResult:
+        if isinstance(self._stream, _Passthrough):
+            return ReasoningResult()
+        return self._result(self._stream.finish_events(), end=True)
+
+    def _result(self, events: list, end: bool = False) -> ReasoningResult:
+        reasoning, text = [], []
+        for ev in events:
+            if isinstance(ev, ReasoningDelta):
+                (reasoning if self.stream_reasoning else self._held).append(ev.text)
+            elif isinstance(ev, ReasoningEnd) and self._held:
+                reasoning.append("".join(self._held))
+                self._held = []
+            elif isinstance(ev, ContentDelta):
+                text.append(ev.text)
+        if end and self._held:
+            reasoning.append("".join(self._held))
+            self._held = []
+        return ReasoningResult(normal_text="".join(text), reasoning_text="".join(reasoning))
+
+
 def detector_classes() -> dict[str, type]:
     out = {}
     for name in format_names():
@@ -246,14 +304,28 @@ def detector_classes() -> dict[str, type]:
     return out
 
 
+def reasoning_detector_classes() -> dict[str, type]:
+    """A reasoning detector per format that thinks (Llama 3.x has none)."""
+    out = {}
+    for name in format_names():
+        fmt = get_format(name)
+        if fmt.reasoning.present:
+            out["thinkgate_" + fmt.name] = format_class(ThinkgateReasoningDetector, fmt, "ReasoningDetector", globals())
+    return out
+
+
 DETECTORS = detector_classes()
+REASONING_DETECTORS = reasoning_detector_classes()
 
 
 def register() -> None:
-    """Add thinkgate's detectors to SGLang's ``FunctionCallParser`` registry."""
+    """Add thinkgate's detectors to SGLang's ``FunctionCallParser`` and ``ReasoningParser``
+    registries."""
     from sglang.srt.function_call.function_call_parser import FunctionCallParser
+    from sglang.srt.parser.reasoning_parser import ReasoningParser
 
     FunctionCallParser.ToolCallParserEnum.update(DETECTORS)
+    ReasoningParser.DetectorMap.update(REASONING_DETECTORS)
 
 
-__all__ = ["ThinkgateDetector", "ThinkgateLogitProcessor", "custom_params", "register"]
+__all__ = ["ThinkgateDetector", "ThinkgateLogitProcessor", "ThinkgateReasoningDetector", "custom_params", "register"]
