@@ -362,3 +362,29 @@ def test_a_parameter_without_its_closing_tag_is_a_malformed_call_not_a_cut_off_o
     # written up to the middle of a value, it is the output's end that cut it
     m = every_split_agrees("Text prefix\n\n" + body[: body.index("Paris") + 3], format="qwen3_coder", tools=HEADLESS_TOOLS)
     assert m.invalid_tool_calls[0].cut_off and m.finish_reason == "length"
+
+
+def test_under_auto_the_answer_cannot_write_a_call_without_its_marker(qwen_tokenizer):
+    """Qwen3-Coder's parser reads ``<function=NAME>…`` written without ``<tool_call>`` as a call
+    when NAME is a tool (issue 17, point 5): under ``auto`` the answer's text keeps that opening
+    out, and every piece of it at the end, so no call reaches the parser that the grammar did not
+    hold; text, the marker token and the calls after it stay open."""
+    from helpers import allowed, walk
+    from thinkgate.constraint import compile_tool_grammar
+    from thinkgate.formats import get_format
+
+    tools = [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]
+    grammar = compile_tool_grammar(qwen_tokenizer, "qwen3_coder", tools, "auto")
+    eos, size = grammar.stop_ids[0], grammar.vocab.size
+    begin = qwen_tokenizer.convert_tokens_to_ids(get_format("qwen3_coder").tools.call_begin)
+    _, ok = walk(grammar, qwen_tokenizer, "Sure.\n<function=get_weather>\n")
+    assert not ok
+    for text in ("Sure. <func", "Sure. <function"):
+        g, ok = walk(grammar, qwen_tokenizer, text)
+        assert ok and not allowed(g, eos, size), text
+    g, ok = walk(grammar, qwen_tokenizer, "Use <b>bold</b> and a < b.")
+    assert ok and allowed(g, eos, size) and allowed(g, begin, size)
+    assert not allowed(g, qwen_tokenizer.convert_tokens_to_ids("<|im_start|>"), size)  # no control token as text
+    call = get_format("qwen3_coder").tools.section_text([("get_weather", '{"city": "Paris"}')])
+    g, ok = walk(grammar, qwen_tokenizer, "Checking.\n" + call)
+    assert ok and allowed(g, eos, size)

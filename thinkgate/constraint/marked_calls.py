@@ -20,7 +20,10 @@ from .tag_elements import (
     regex,
     seq,
     star,
+    optional,
     text_then_markup,
+    text_without,
+    token,
     token_dispatch,
 )
 
@@ -80,6 +83,12 @@ def layout_tag(req: TagRequest) -> Element:
         rest = seq([calls, *([marks.element(t.section_end)] if t.section_end else [])]) if t.section_begin else more(seq(call_rest()))
         if req.control_ids is not None and not is_text(trigger):
             begin = marks.ids[trigger]
+            if t.headless_begin:
+                # A call written without its begin marker is read by its header's opening text
+                # (Qwen3-Coder's "<function="): the answer's text keeps that out, and every piece
+                # of it at its end, or the parser would read a call the grammar never held.
+                # (Text matches no control token: their bytes are no text.)
+                return seq([text_without([t.headless_begin]), optional(seq([token(begin), rest]))])
             return token_dispatch([(begin, rest)], sorted(i for i in req.control_ids if i != begin))
         content = calls if t.section_begin else seq(call_rest()[:-1] if t.call_end else call_rest())
         return text_then_markup(trigger, content, t.markup_end, req.text_markers())

@@ -48,6 +48,10 @@ def either(elements: list[Element]) -> Element:
     return elements[0] if len(elements) == 1 else {"type": "or", "elements": list(elements)}
 
 
+def optional(content: Element) -> Element:
+    return {"type": "optional", "content": content}
+
+
 def star(content: Element) -> Element:
     return {"type": "star", "content": content}
 
@@ -71,7 +75,7 @@ def text_then_markup(trigger: str, content: Element, end: str, markers: list[str
     ends in no piece of one (see :mod:`.free_text`), where xgrammar's triggered tags would let the
     output end in the trigger's first characters."""
     # (the text once, the markup optional after it: the text is the costly part to compile)
-    return seq([text_without(markers), {"type": "optional", "content": seq([const(trigger), content, const(end)])}])
+    return seq([text_without(markers), optional(seq([const(trigger), content, const(end)]))])
 
 
 def reasoning(open_text: Optional[str], close_text: str) -> Element:
