@@ -202,3 +202,15 @@ def test_the_shortest_answer_is_the_fewest_tokens_of_the_simplest_calls(tokenize
     assert auto.accept_tokens(tokenizer.encode("thinking on and on and on and on", add_special_tokens=False)) and auto.phase == Phase.THINKING
     with pytest.raises(ValueError, match="max_tokens"):
         ReasonerGrammar(grammar, thinking=True, max_tokens=0)
+
+
+def test_the_parsers_read_calls_while_thinking_exactly_where_the_grammar_does(tokenizer):
+    """The integrations that build their parser from a request (offline vLLM, vLLM's reasoning
+    parser) ask ``calls_may_come``; the grammar says it by its ``reasoning_trigger``: they agree
+    for every tool_choice, ``allowed_tools`` naming none among them."""
+    from thinkgate.requests import calls_may_come
+
+    none_allowed = {"type": "allowed_tools", "allowed_tools": {"mode": "auto", "tools": []}}
+    for tools, choice in ((REALISTIC, "auto"), (REALISTIC, "required"), (REALISTIC, CHOICES["named"]), (REALISTIC, "none"), (REALISTIC, none_allowed), (None, None)):
+        grammar = compile_tool_grammar(tokenizer, "deepseek_r1", tools, choice)
+        assert calls_may_come(tools, choice) == (grammar.reasoning_trigger is not None), choice

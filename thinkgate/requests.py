@@ -132,6 +132,15 @@ def check_options(opts: RequestOptions, tokenizer: Any = None) -> None:
 
 
 
+def calls_may_come(tools: Any, tool_choice: Any) -> bool:
+    """Whether an output under these may call tools (the choice resolved as the grammar resolves
+    it: ``allowed_tools`` naming none is ``none``). Where it may, the tool markup's token written
+    while thinking is read as the calls' start, as the grammar reads it; else as reasoning."""
+    from .constraint.structural_tag import resolve_tool_choice, tool_declarations
+
+    return resolve_tool_choice(tool_choice, tool_declarations(tools))[0] != "none"
+
+
 def answer_reading(format: Any, tools: Any, tool_choice: Any, response_format: Any) -> dict[str, Any]:
     """The parser's options for an output generated under these. A JSON answer is content; in a
     format that reads an answer starting with ``{`` as calls (Llama 3.x's bare JSON calls) it is

@@ -489,14 +489,6 @@ class FailedRequest:
     def rollback(self, k: int) -> None:
         return None
 
-    def _answer_free(self) -> bool:
-        """Strict level 0 under "auto", outside thinking: the grammar admits every token, so no
-        mask is filled and the logits are untouched (the matcher still reads the tokens, for the
-        end and for rollback)."""
-        if not self.grammar.free_answer or self.phase not in (Phase.OPENING, Phase.CONSTRAINED):
-            return False
-        return self._text is None or self._text.where != THINKING
-
     def is_terminated(self) -> bool:
         return False
 

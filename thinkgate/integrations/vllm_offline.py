@@ -14,7 +14,7 @@ from typing import Any, Optional
 from ..formats import ChatFormat, get_format
 from ..formats.templates import apply_chat_template
 from ..parsing import StreamParser
-from ..requests import ChatRequest, answer_reading, chat_completion
+from ..requests import ChatRequest, answer_reading, calls_may_come, chat_completion
 from ..requests import OPTION_KEY, RequestOptions
 from .stops import output_text
 from .vllm import ThinkgateLogitsProcessor, check_options
@@ -86,7 +86,7 @@ def generate_chat(
         ids = list(completion.token_ids)
         stop = tokenizer.convert_tokens_to_ids(fmt.eos)
         body = ids[:-1] if ids and ids[-1] == stop else ids
-        calls = bool(request.tools) and request.effective_tool_choice != "none"  # as the grammar reads its thinking
+        calls = calls_may_come(request.tools, request.effective_tool_choice)  # as the grammar reads its thinking
         reading = answer_reading(fmt, request.tools, request.effective_tool_choice, request.response_format)
         parser = StreamParser(fmt, thinking=_thinking(prompt, tokenizer, fmt), tools=request.tools, tokenizer=tokenizer, recover_calls_in_reasoning=calls, strict=request.strict_level(strict), **reading)
         # vLLM ended the output at its stop string and kept the tokens that wrote it: cut the

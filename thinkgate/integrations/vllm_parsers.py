@@ -42,7 +42,7 @@ from ..parsing import (
 )
 from ..formats.tokens import AnalysisIds, TextReasoningIds
 from ..formats.strict import check_strict
-from ..requests import OPTION_KEY, RequestOptions, check_budget, default_strict, default_unsupported, request_options
+from ..requests import OPTION_KEY, RequestOptions, calls_may_come, check_budget, default_strict, default_unsupported, request_options
 from .common import ENGINE_INVALID_CALLS, format_class, plain_tools
 from .vllm import check_options
 
@@ -145,7 +145,7 @@ def _tool_choice(request: Any) -> Any:
 def _calls_allowed(request: Any) -> bool:
     """Whether the request may call tools: then the tool markup's token written while thinking
     ends the reasoning, as thinkgate's grammar reads it; else it is reasoning text."""
-    return bool(_tools(request)) and _tool_choice(request) != "none"
+    return calls_may_come(_tools(request), _tool_choice(request))
 
 
 class ThinkgateReasoningParser(ReasoningParser):
