@@ -56,20 +56,26 @@ def tokenizer_for(name: str):
     return _CACHE[name]
 
 
+def triggered_walks(tok, fmt: str, grammar, choice: str, starts: list[int], seed: str, budget=None) -> dict:
+    """Walks with the tool-markup token forced at each of ``starts``: how many end in valid
+    calls, how many are still writing, how many write ``</think>`` after the marker."""
+    valid = after = open_ = 0
+    for k, at in enumerate(starts):
+        ids, rg = walk(tok, grammar, trigger_at=at, budget=budget, seed=zlib.crc32(f"{seed}-{k}".encode()), steps=(budget or 0) + STEPS)
+        after += grammar.think_close in ids[at:]
+        open_ += not rg.is_terminated()
+        valid += rg.is_terminated() and not problems(read(tok, fmt, ids), choice)
+    return {"walks": len(starts), "valid_calls": valid, "unterminated": open_, "close_after_the_marker": after}
+
+
 def mid_thinking(walks: int) -> list[dict]:
     rows = []
     for fmt in TRIGGERED:
         tok = tokenizer_for(fmt)
         for choice, tc in CHOICES.items():
             grammar = compile_tool_grammar(tok, fmt, REALISTIC, tc)
-            valid = after = open_ = 0
-            for k in range(walks):
-                at = 1 + k * 7 % 40
-                ids, rg = walk(tok, grammar, trigger_at=at, seed=zlib.crc32(f"mid-{fmt}-{choice}-{k}".encode()), steps=STEPS)
-                after += grammar.think_close in ids[at:]
-                open_ += not rg.is_terminated()
-                valid += rg.is_terminated() and not problems(read(tok, fmt, ids), choice)
-            rows.append({"format": fmt, "choice": choice, "walks": walks, "valid_calls": valid, "unterminated": open_, "reasoning_after_the_marker": after})
+            starts = [1 + k * 7 % 40 for k in range(walks)]
+            rows.append({"format": fmt, "choice": choice, **triggered_walks(tok, fmt, grammar, choice, starts, f"mid-{fmt}-{choice}")})
     return rows
 
 
@@ -79,14 +85,8 @@ def budgets(walks: int) -> list[dict]:
         tok = tokenizer_for(fmt)
         grammar = compile_tool_grammar(tok, fmt, REALISTIC, "auto")
         for budget in (8, 16, 32, 64, 128, 256):
-            inside = valid = open_ = 0
-            for k in range(walks):
-                at = budget - 1 - k % 3
-                ids, rg = walk(tok, grammar, trigger_at=at, budget=budget, seed=zlib.crc32(f"budget-{fmt}-{budget}-{k}".encode()), steps=budget + STEPS)
-                inside += grammar.think_close in ids[at:]
-                open_ += not rg.is_terminated()
-                valid += rg.is_terminated() and not problems(read(tok, fmt, ids), "auto")
-            rows.append({"format": fmt, "budget": budget, "walks": walks, "close_inside_a_call": inside, "valid_calls": valid, "unterminated": open_})
+            starts = [budget - 1 - k % 3 for k in range(walks)]
+            rows.append({"format": fmt, "budget": budget, **triggered_walks(tok, fmt, grammar, "auto", starts, f"budget-{fmt}-{budget}", budget)})
     return rows
 
 
@@ -116,10 +116,10 @@ def main() -> None:
     result["seconds"] = round(time.perf_counter() - started, 1)
     print(f"{'format':<15}{'choice':<10}{'walks':>6}{'valid':>7}{'unterminated':>14}{'reasoning after':>17}")
     for r in result["mid_thinking"]:
-        print(f"{r['format']:<15}{r['choice']:<10}{r['walks']:>6}{r['valid_calls']:>7}{r['unterminated']:>14}{r['reasoning_after_the_marker']:>17}")
+        print(f"{r['format']:<15}{r['choice']:<10}{r['walks']:>6}{r['valid_calls']:>7}{r['unterminated']:>14}{r['close_after_the_marker']:>17}")
     print(f"\n{'format':<15}{'budget':>7}{'walks':>6}{'valid':>7}{'unterminated':>14}{'</think> in a call':>20}")
     for r in result["budgets"]:
-        print(f"{r['format']:<15}{r['budget']:>7}{r['walks']:>6}{r['valid_calls']:>7}{r['unterminated']:>14}{r['close_inside_a_call']:>20}")
+        print(f"{r['format']:<15}{r['budget']:>7}{r['walks']:>6}{r['valid_calls']:>7}{r['unterminated']:>14}{r['close_after_the_marker']:>20}")
     print(f"\n{'format':<15}{'choice':<10}{'walks':>6}{'room':>6}{'valid within max_tokens':>25}")
     for r in result["within_max_tokens"]:
         print(f"{r['format']:<15}{r['choice']:<10}{r['walks']:>6}{r['shortest_answer_tokens']:>6}{r['valid_calls_within_max_tokens']:>25}")
