@@ -33,6 +33,11 @@ def pack(ids: Iterable[int], vocab_size: int) -> np.ndarray:
     return np.packbits(bits, bitorder="little").view(np.int32).copy()
 
 
+def _spells_text(token: str, text_tags: frozenset[str]) -> bool:
+    """Whether an added token's text is one of ``text_tags`` or a piece of one."""
+    return bool(token) and any(token in tag for tag in text_tags)
+
+
 class Vocabulary:
     """One tokenizer, as the constraint sees it.
 
@@ -66,11 +71,13 @@ class Vocabulary:
         )
         self.token_bytes: list[bytes] = list(plain.decoded_vocab)
         # Parameter tags that a tokenizer has as special tokens (GLM's <arg_key>) are written as
-        # text by xgrammar's XML styles, and text markers as text by any grammar: they keep their text.
+        # text by xgrammar's XML styles, and text markers as text by any grammar: they keep their
+        # text, and so does an added token that spells a piece of one (DeepSeek's "｜DSML｜",
+        # which its DSML tags are written with).
         text_tags = written_as_text() | text
         added = getattr(tokenizer, "added_tokens_decoder", {})
         self.control_ids = frozenset(
-            i for i, tok in added.items() if i not in self.stop_token_ids and str(tok) not in text_tags
+            i for i, tok in added.items() if i not in self.stop_token_ids and not _spells_text(str(tok), text_tags)
         )
         vocab = list(self.token_bytes)
         for i in self.control_ids:

@@ -18,7 +18,7 @@ from .base import (
     XmlArguments,
     is_text,
 )
-from .deepseek import DEEPSEEK_R1, DEEPSEEK_V3, DEEPSEEK_V3_1
+from .deepseek import DEEPSEEK_R1, DEEPSEEK_V3, DEEPSEEK_V3_1, DEEPSEEK_V3_2, DEEPSEEK_V4
 from .glm import GLM45
 from .harmony import GPT_OSS
 from .kimi import KIMI_K2
@@ -42,6 +42,8 @@ __all__ = [
     "DEEPSEEK_R1",
     "DEEPSEEK_V3",
     "DEEPSEEK_V3_1",
+    "DEEPSEEK_V3_2",
+    "DEEPSEEK_V4",
     "GLM45",
     "GPT_OSS",
     "KIMI_K2",

@@ -216,6 +216,14 @@ class XmlArguments:
         <arg_key>city</arg_key>
         <arg_value>Paris</arg_value>
 
+    Where the template types each value in its tag (DeepSeek V3.2's DSML), ``string_key_close``
+    closes the key of a string value and ``key_close`` that of any other value; the parser then
+    reads the type from the tag, not the schema: a string is its text verbatim, any other value
+    JSON::
+
+        <｜DSML｜parameter name="city" string="true">Paris</｜DSML｜parameter>
+        <｜DSML｜parameter name="days" string="false">3</｜DSML｜parameter>
+
     ``style`` names xgrammar's JSON-schema style that enforces the same text. A value is its text
     verbatim but for ``padding`` once on each side (the template's framing); the grammar lets no
     other whitespace stand around a value, so what the parser reads is what the grammar held to
@@ -229,6 +237,9 @@ class XmlArguments:
     value_open: str = ""
     between: str = ""
     padding: str = ""
+    # The key's close for a string value where the tag says a value's type (empty: one close,
+    # ``key_close``, for every value, typed by the tool's schema).
+    string_key_close: str = ""
     # What a parameter's name may be (the parser reads no other; a schema with another
     # property name is refused for these formats), and how long.
     name_pattern: str = r"[^\s<>\"'/=]+"
@@ -244,13 +255,24 @@ class XmlArguments:
         return f"^[A-Za-z_][A-Za-z0-9_]{{0,{self.name_length - 1}}}$"
 
     @property
+    def typed(self) -> bool:
+        """Whether the tag says a value's type (a string's key has a close of its own)."""
+        return bool(self.string_key_close)
+
+    @property
+    def key_closes(self) -> tuple[str, ...]:
+        """The closes a key may have: ``key_close``, and a string value's where it has its own."""
+        return (self.key_close, self.string_key_close) if self.typed else (self.key_close,)
+
+    @property
     def markers(self) -> tuple[str, ...]:
-        return tuple(m for m in (self.key_open, self.key_close, self.value_open, self.value_close) if m)
+        return tuple(m for m in (self.key_open, self.key_close, self.string_key_close, self.value_open, self.value_close) if m)
 
     def parameter(self, key: str, value: Any) -> str:
         """One parameter as the model's chat template writes it."""
         text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-        return self.key_open + key + self.key_close + self.between + self.value_open + self.padding + text + self.padding + self.value_close + "\n"
+        close = self.string_key_close if isinstance(value, str) and self.typed else self.key_close
+        return self.key_open + key + close + self.between + self.value_open + self.padding + text + self.padding + self.value_close + "\n"
 
     def render(self, arguments: str) -> str:
         """JSON ``arguments`` (an object) as parameters."""

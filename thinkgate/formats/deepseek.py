@@ -1,10 +1,28 @@
-"""DeepSeek R1, V3-0324 and V3.1: the markers and layouts, as a table.
+"""DeepSeek R1, V3-0324, V3.1, V3.2 and V4: the markers and layouts, as a table.
 
-Every DeepSeek marker is a single special token of the DeepSeek tokenizer; ``｜`` (U+FF5C) and
-``▁`` (U+2581) are part of the marker text.
+Up to V3.1 every DeepSeek marker is a single special token of the DeepSeek tokenizer; ``｜``
+(U+FF5C) and ``▁`` (U+2581) are part of the marker text.
+
+V3.2 and V4 write their calls in DSML, XML-like tags that are text (the tokenizer has ``｜DSML｜``
+as one ordinary token, the rest of each tag as word pieces), so those markers are
+:class:`~.base.Text`. As V3.2's chat template writes a call (V4's is the same inside
+``<｜DSML｜tool_calls>``)::
+
+    <｜DSML｜function_calls>
+    <｜DSML｜invoke name="get_weather">
+    <｜DSML｜parameter name="city" string="true">Paris</｜DSML｜parameter>
+    <｜DSML｜parameter name="days" string="false">3</｜DSML｜parameter>
+    </｜DSML｜invoke>
+    </｜DSML｜function_calls>
+
+A string value is its text verbatim (``string="true"``), any other value JSON (``string="false"``).
+The template writes the block after the answer's text and ``\n\n``; a call without arguments
+as ``<｜DSML｜invoke name="NAME">\n\n</｜DSML｜invoke>`` (thinkgate writes one newline there;
+it reads both). Reasoning is ``<think>…</think>``: the prompt ends in ``<think>`` (thinking, the
+templates' default) or ``</think>``.
 """
 
-from .base import ChatFormat, ChatMarkers, MarkedCalls, ReasoningFormat, ToolCallFormat
+from .base import ChatFormat, ChatMarkers, MarkedCalls, ReasoningFormat, Text, ToolCallFormat, XmlArguments
 
 TOOL_CALLS_BEGIN = "<｜tool▁calls▁begin｜>"
 TOOL_CALLS_END = "<｜tool▁calls▁end｜>"
@@ -86,4 +104,45 @@ DEEPSEEK_V3_1 = ChatFormat(
     chat=ChatMarkers(**_CONVERSATION),
 )
 
-FORMATS = (DEEPSEEK_R1, DEEPSEEK_V3, DEEPSEEK_V3_1)
+DSML = "｜DSML｜"
+FUNCTION_CALLS_BEGIN = Text(f"<{DSML}function_calls>\n")  # V3.2's block
+FUNCTION_CALLS_END = Text(f"</{DSML}function_calls>")
+TOOL_CALLS_BLOCK_BEGIN = Text(f"<{DSML}tool_calls>\n")  # V4's block
+TOOL_CALLS_BLOCK_END = Text(f"</{DSML}tool_calls>")
+INVOKE_BEGIN = Text(f'<{DSML}invoke name="')
+INVOKE_END = Text(f"</{DSML}invoke>\n")
+
+DSML_PARAMETERS = XmlArguments(
+    style="deepseek_xml",
+    key_open=f'<{DSML}parameter name="',
+    key_close='" string="false">',
+    string_key_close='" string="true">',
+    value_close=f"</{DSML}parameter>",
+)
+
+
+def _dsml(block: tuple[str, str]) -> ToolCallFormat:
+    return ToolCallFormat(layout=MarkedCalls(), arguments=DSML_PARAMETERS, section=block, call=(INVOKE_BEGIN, INVOKE_END), header='{name}">\n')
+
+
+DEEPSEEK_V3_2 = ChatFormat(
+    name="deepseek_v3_2",
+    # The template's enable_thinking (on unless set) ends the prompt in <think> or </think>.
+    reasoning=ReasoningFormat(open=THINK_OPEN, close=THINK_CLOSE, default_thinking=True, toggle="enable_thinking"),
+    tools=_dsml((FUNCTION_CALLS_BEGIN, FUNCTION_CALLS_END)),
+    eos=END_OF_SENTENCE,
+    aliases=("deepseekv32", "deepseek_v32", "deepseek-v3.2", "deepseek_v3.2", "deepseek_v3_2_dsml"),
+    description='DeepSeek-V3.2: DSML <｜DSML｜function_calls><｜DSML｜invoke name="NAME"><｜DSML｜parameter name="K" string="true|false">V… as text, <think> toggled',
+)
+
+DEEPSEEK_V4 = ChatFormat(
+    name="deepseek_v4",
+    # vLLM's renderer of V4's encoding: thinking unless the request sets thinking off.
+    reasoning=ReasoningFormat(open=THINK_OPEN, close=THINK_CLOSE, default_thinking=True, toggle="thinking"),
+    tools=_dsml((TOOL_CALLS_BLOCK_BEGIN, TOOL_CALLS_BLOCK_END)),
+    eos=END_OF_SENTENCE,
+    aliases=("deepseekv4", "deepseek-v4", "deepseek_v4_flash", "deepseek-v4-flash"),
+    description="DeepSeek-V4: V3.2's DSML calls inside <｜DSML｜tool_calls>, <think> toggled",
+)
+
+FORMATS = (DEEPSEEK_R1, DEEPSEEK_V3, DEEPSEEK_V3_1, DEEPSEEK_V3_2, DEEPSEEK_V4)

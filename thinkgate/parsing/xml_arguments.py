@@ -1,4 +1,5 @@
-"""A tool call's arguments written as XML-like parameters (Qwen3-Coder, GLM), read as they arrive
+"""A tool call's arguments written as XML-like parameters (Qwen3-Coder, GLM, MiniMax-M2, DeepSeek
+DSML), read as they arrive
 and turned into the JSON object they stand for.
 
 The scanner has the interface of :class:`~thinkgate.parsing.json_scanner.JsonScanner` that the
@@ -10,7 +11,9 @@ tag is left unread (``feed`` returns before it) so the machine carries it to the
 
 A value's type comes from the tool's schema: a property that can only be a string is the bare
 text; otherwise the text is read as JSON, and as a string when it is none (which is also what
-the value is when the schema is not known).
+the value is when the schema is not known). Where the tag says the type (DeepSeek's DSML:
+``string="true"`` or ``string="false"``), the tag decides: a string is its text verbatim, any
+other value JSON.
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ from .spaces import JSON_SPACE_RUN
 
 # States
 BETWEEN, KEY, BEFORE_VALUE, VALUE, DONE, FAILED = range(6)
+# A value's type where its tag says it (XmlArguments.typed)
+STRING, JSON = "string", "json"
 
 
 class XmlArgumentsScanner:
@@ -40,6 +45,7 @@ class XmlArgumentsScanner:
         self._chunks: list[str] = []  # the value being read
         self._tail = ""  # its last characters, where its closing tag may have begun
         self._key = ""
+        self._typed: Optional[str] = None  # the value's type as its tag says it (typed formats)
         self._keys: set[str] = set()
         self._out: list[str] = []  # JSON not yet handed over
 
@@ -82,14 +88,14 @@ class XmlArgumentsScanner:
                     self._close_object()
                     return j  # the footer or what else follows
             elif state == KEY:
-                k = buf.find(xml.key_close, pos, end)
+                k, close = _first_of(buf, pos, end, xml.key_closes)
                 stop = end if k < 0 else k
                 self._text += buf[pos:stop]
                 if len(self._text) > xml.name_length:
                     return self._fail(f"a parameter name longer than {xml.name_length} characters", pos)
                 if k < 0:
                     # the closing text may have begun: leave its start unread
-                    keep = _partial_suffix(buf, pos, end, xml.key_close)
+                    keep = max(_partial_suffix(buf, pos, end, c) for c in xml.key_closes)
                     self._text = self._text[: len(self._text) - keep] if keep else self._text
                     return end - keep
                 key = self._text
@@ -99,8 +105,10 @@ class XmlArgumentsScanner:
                     return self._fail(f"the parameter {key!r} is given twice", pos)
                 self._keys.add(key)
                 self._key = key
+                # where the tag says the type: a string (its own close) or JSON; else the schema
+                self._typed = (STRING if close == xml.string_key_close else JSON) if xml.typed else None
                 self.state = BEFORE_VALUE
-                pos = k + len(xml.key_close)
+                pos = k + len(close)
             elif state == BEFORE_VALUE:
                 if not xml.value_open:
                     self.state, self._chunks, self._tail = VALUE, [], ""
@@ -157,7 +165,12 @@ class XmlArgumentsScanner:
         if pad:  # the template's framing, once on each side; the rest is the value's own
             text = text[len(pad) :] if text.startswith(pad) else text
             text = text[: -len(pad)] if text.endswith(pad) else text
-        value = _convert(text, self._properties.get(self._key))
+        if self._typed == STRING:
+            value = json.dumps(text, ensure_ascii=False)
+        elif self._typed == JSON:
+            value = _typed_json(text, self._properties.get(self._key))
+        else:
+            value = _convert(text, self._properties.get(self._key))
         self._out.append(("{" if len(self._keys) == 1 else ", ") + json.dumps(self._key, ensure_ascii=False) + ": " + value)
 
     def _close_object(self) -> None:
@@ -168,6 +181,12 @@ class XmlArgumentsScanner:
         self.state = FAILED
         self.error = error
         return pos
+
+
+def _first_of(buf: str, pos: int, end: int, tags: tuple[str, ...]) -> tuple[int, str]:
+    """Where the first of ``tags`` in ``buf[pos:end]`` starts, and which (``-1`` when none does)."""
+    found = [(k, tag) for tag in tags for k in (buf.find(tag, pos, end),) if k >= 0]
+    return min(found, key=lambda f: (f[0], -len(f[1]))) if found else (-1, "")
 
 
 def _partial_suffix(buf: str, pos: int, end: int, tag: str) -> int:
@@ -251,6 +270,17 @@ def _convert(text: str, schema: Any) -> str:
 
 
 _NOTHING = object()
+
+
+def _typed_json(text: str, schema: Any) -> str:
+    """A value its tag says is JSON (DSML's ``string="false"``): the JSON value, whatever the
+    schema; text that is no JSON is read as the schema says (a Python literal, else the text as
+    a string), so the call keeps what the model wrote."""
+    try:
+        value = json.loads(text, strict=False)
+    except ValueError:
+        return _convert(text, schema)
+    return json.dumps(value, ensure_ascii=False)
 
 
 def _json(text: str, types: Optional[set[str]]) -> Any:
