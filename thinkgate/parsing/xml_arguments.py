@@ -166,7 +166,7 @@ class XmlArgumentsScanner:
             text = text[len(pad) :] if text.startswith(pad) else text
             text = text[: -len(pad)] if text.endswith(pad) else text
         if self._typed == STRING:
-            value = json.dumps(text, ensure_ascii=False)
+            value = _typed_string(text, self._properties.get(self._key))
         elif self._typed == JSON:
             value = _typed_json(text, self._properties.get(self._key))
         else:
@@ -272,15 +272,29 @@ def _convert(text: str, schema: Any) -> str:
 _NOTHING = object()
 
 
+def _typed_string(text: str, schema: Any) -> str:
+    """A value its tag says is a string (DSML's ``string="true"``): its text verbatim, unless the
+    schema allows no string (a model writing ``string="true">42`` for an integer, which no
+    grammar lets through): then it is read as the schema says."""
+    types = _types(schema)
+    if types is not None and "string" not in types:
+        return _convert(text, schema)
+    return json.dumps(text, ensure_ascii=False)
+
+
 def _typed_json(text: str, schema: Any) -> str:
-    """A value its tag says is JSON (DSML's ``string="false"``): the JSON value, whatever the
-    schema; text that is no JSON is read as the schema says (a Python literal, else the text as
-    a string), so the call keeps what the model wrote."""
+    """A value its tag says is JSON (DSML's ``string="false"``): the JSON value where it is one
+    of a type the schema allows (any, where the schema does not say); else the text read as the
+    schema says (``null`` for a string is the text ``"null"``, text that is no JSON a string),
+    so the call keeps what the model wrote."""
     try:
         value = json.loads(text, strict=False)
     except ValueError:
         return _convert(text, schema)
-    return json.dumps(value, ensure_ascii=False)
+    types, kind = _types(schema), _json_type(value)
+    if types is None or kind in types or (kind == "number" and "integer" in types):
+        return json.dumps(value, ensure_ascii=False)
+    return _convert(text, schema)
 
 
 def _json(text: str, types: Optional[set[str]]) -> Any:
