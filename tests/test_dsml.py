@@ -12,7 +12,7 @@ import json
 import pytest
 
 from helpers import detokenize_stream, every_split_agrees, group, normalise, seq_ids, stream_events, walk
-from thinkgate import parse
+from thinkgate import StreamParser, parse
 from thinkgate.constraint import compile_tool_grammar
 from thinkgate.formats import DEEPSEEK_V3_2, DEEPSEEK_V4, get_format
 
@@ -226,3 +226,104 @@ def test_the_grammar_takes_the_template_call_text_and_no_mistyped_value(tokenize
         assert variant != text
         _, ok = walk(grammar, tokenizer, variant)
         assert not ok, variant
+
+
+# --- vLLM's own test inputs for its DeepSeek V3.2 tool parser ------------------------------------
+# tests/tool_parsers/test_deepseekv32_tool_parser.py in vllm-project/vllm: 49 tests, their model
+# outputs rebuilt here from the facts they state (markers, parameters, schemas). Each is parsed
+# whole, char by char and in 3-char pieces (every_split_agrees), which covers their streaming
+# variants (by lines, by 1/5/7/10-character chunks, a fresh parser per stream).
+
+FC, INV, PAR = f"<{DSML}function_calls>\n", f'<{DSML}invoke name="', f'<{DSML}parameter name="'
+END_PAR, END_INV, END_FC = f"</{DSML}parameter>", f"</{DSML}invoke>\n", f"</{DSML}function_calls>"
+
+
+def _invoke(name, *params):
+    """vLLM's calls: parameters back to back, ``(key, string_attr, value)``."""
+    return INV + name + '">\n' + "".join(f'{PAR}{k}" string="{s}">{v}{END_PAR}' for k, s, v in params) + "\n" + END_INV
+
+
+def _tool(name, properties):
+    return [{"type": "function", "function": {"name": name, "parameters": {"type": "object", "properties": properties}}}]
+
+
+_TIMER = {
+    "wait": {"anyOf": [{"type": "object", "properties": {"type": {"const": "until"}, "date": {"type": "string"}}}, {"type": "object", "properties": {"type": {"const": "for"}, "minutes": {"type": "number"}}}]},
+    "patches": {"oneOf": [{"type": "array", "items": {"type": "object"}}, {"type": "null"}]},
+}
+_PATCH = '[{"op":"replace","path":"/schedule","value":"quiet"}]'
+_WAIT = '{"type":"for","minutes":2880}'
+_FALLBACKS = {"union_value": {"type": ["null", "string"]}, "bad_int": {"type": "integer"}, "nullable_string": {"type": ["null", "string"]}, "null_string": {"type": "string"}, "whole_number": {"type": "number"}}
+_FALLBACK_CALL = _invoke("coerce", ("union_value", "false", "hello"), ("bad_int", "false", "abc"), ("nullable_string", "false", "null"), ("null_string", "false", "null"), ("whole_number", "false", "3.0"))
+
+# (case, output, tools, content, calls as (name, arguments)); where thinkgate reads an input
+# otherwise than vLLM's test expects, the case's name says "differs" and the comment why.
+VLLM_V32_CASES = [
+    ("no_tool_call", "just some text", None, "just some text", []),
+    ("single_tool_no_params", FC + INV + 'get_time">\n' + END_INV + END_FC, None, None, [("get_time", {})]),
+    ("single_tool_with_params", FC + _invoke("get_weather", ("location", "true", "SF"), ("date", "true", "2024-01-16")) + END_FC, None, None, [("get_weather", {"location": "SF", "date": "2024-01-16"})]),
+    ("content_before_tool_call", "Sure, let me check! " + FC + _invoke("get_weather", ("location", "true", "NYC")) + END_FC, None, "Sure, let me check! ", [("get_weather", {"location": "NYC"})]),
+    ("multiple_tools", FC + _invoke("get_weather", ("location", "true", "SF")) + _invoke("get_weather", ("location", "true", "NYC")) + END_FC, None, None, [("get_weather", {"location": "SF"}), ("get_weather", {"location": "NYC"})]),
+    ("type_conversion", FC + _invoke("toggle", ("enabled", "false", "true"), ("count", "false", "42")) + END_FC, _tool("toggle", {"enabled": {"type": "boolean"}, "count": {"type": "integer"}}), None, [("toggle", {"enabled": True, "count": 42})]),
+    ("string_attr_true_coerced_by_schema", FC + _invoke("score", ("value", "true", "42")) + END_FC, _tool("score", {"value": {"type": "integer"}}), None, [("score", {"value": 42})]),
+    ("string_attr_false_schema_conversion", FC + _invoke("score", ("value", "false", "42")) + END_FC, _tool("score", {"value": {"type": "integer"}}), None, [("score", {"value": 42})]),
+    ("composed_schema_object_and_array", FC + _invoke("set_timer", ("wait", "false", _WAIT), ("patches", "false", _PATCH)) + END_FC, _tool("set_timer", _TIMER), None, [("set_timer", {"wait": json.loads(_WAIT), "patches": json.loads(_PATCH)})]),
+    ("string_attr_true_coerced_by_composed_schema", FC + _invoke("set_timer", ("wait", "true", _WAIT)) + END_FC, _tool("set_timer", {"wait": {"anyOf": [{"type": "object"}, {"type": "null"}]}}), None, [("set_timer", {"wait": json.loads(_WAIT)})]),
+    # differs: vLLM unwraps a lone "arguments"/"input" parameter the schema lacks; thinkgate
+    # returns the parameters the model wrote (an open schema takes them; a grammar never writes them)
+    ("arguments_wrapper_differs", FC + _invoke("get_weather", ("arguments", "false", '{"location":"Beijing"}')) + END_FC, _tool("get_weather", {"location": {"type": "string"}}), None, [("get_weather", {"arguments": {"location": "Beijing"}})]),
+    ("input_wrapper_differs", FC + _invoke("get_weather", ("input", "true", '{"location":"Beijing"}')) + END_FC, _tool("get_weather", {"location": {"type": "string"}}), None, [("get_weather", {"input": '{"location":"Beijing"}'})]),
+    ("object_and_array_params", FC + _invoke("update", ("tags", "false", '["a", "b"]'), ("meta", "false", '{"k": 1}')) + END_FC, _tool("update", {"tags": {"type": "array"}, "meta": {"type": "object"}}), None, [("update", {"tags": ["a", "b"], "meta": {"k": 1}})]),
+    # differs: vLLM turns 5.0 into the int 5; thinkgate keeps the number as written (5.0)
+    ("number_param_differs", FC + _invoke("measure", ("ratio", "false", "3.14"), ("whole", "false", "5.0")) + END_FC, _tool("measure", {"ratio": {"type": "number"}, "whole": {"type": "number"}}), None, [("measure", {"ratio": 3.14, "whole": 5.0})]),
+    ("multi_typed_schema", FC + _invoke("set_val", ("count", "false", "42"), ("label", "false", "hello")) + END_FC, _tool("set_val", {"count": {"type": ["integer", "null"]}, "label": {"type": ["string", "null"]}}), None, [("set_val", {"count": 42, "label": "hello"})]),
+    ("multi_typed_null_value", FC + _invoke("clear", ("value", "false", "null")) + END_FC, _tool("clear", {"value": {"type": ["integer", "null"]}}), None, [("clear", {"value": None})]),
+    ("null_coerced_back_to_string", FC + _invoke("echo", ("text", "false", "null")) + END_FC, _tool("echo", {"text": {"type": "string"}}), None, [("echo", {"text": "null"})]),
+    ("no_schema_parses_json", FC + _invoke("unknown_fn", ("count", "false", "42"), ("flag", "false", "true")) + END_FC, None, None, [("unknown_fn", {"count": 42, "flag": True})]),
+    ("plain_content_streaming", "Hello, world!", None, "Hello, world!", []),
+    ("tool_name_streaming", FC + _invoke("my_func", ("x", "true", "1")) + END_FC, None, None, [("my_func", {"x": "1"})]),
+    ("content_before_streaming", "Thinking... " + FC + _invoke("fn", ("a", "true", "b")) + END_FC, None, "Thinking... ", [("fn", {"a": "b"})]),
+    ("type_conversion_streaming", FC + _invoke("add", ("x", "false", "3"), ("y", "false", "4")) + END_FC, _tool("add", {"x": {"type": "integer"}, "y": {"type": "integer"}}), None, [("add", {"x": 3, "y": 4})]),
+    ("multiple_tools_streaming", FC + _invoke("func_a", ("p", "true", "v1")) + _invoke("func_b", ("q", "true", "v2")) + END_FC, None, None, [("func_a", {"p": "v1"}), ("func_b", {"q": "v2"})]),
+    ("false_partial_marker", "<｜DSM some regular text", None, "<｜DSM some regular text", []),
+    ("delimiter_preserved_with_prefix", "Here is the weather: " + FC + _invoke("get_weather", ("location", "true", "Tokyo")) + END_FC, None, "Here is the weather: ", [("get_weather", {"location": "Tokyo"})]),
+    ("skip_special_tokens_false_search", FC + _invoke("search", ("query", "true", "vllm documentation")) + END_FC, _tool("search", {"query": {"type": "string"}}), None, [("search", {"query": "vllm documentation"})]),
+]
+
+
+@pytest.mark.parametrize(("case", "output", "tools", "content", "calls"), VLLM_V32_CASES, ids=[c[0] for c in VLLM_V32_CASES])
+def test_vllm_deepseek_v32_parser_cases(case, output, tools, content, calls):
+    m = every_split_agrees(output, format=DEEPSEEK_V3_2, tools=tools, thinking=False)
+    assert m.content == content
+    assert [(c.name, json.loads(c.arguments)) for c in m.tool_calls] == calls
+    assert not m.invalid_tool_calls
+    assert all(type(v) is type(w) for c, (_, want) in zip(m.tool_calls, calls) for v, w in zip(json.loads(c.arguments).values(), want.values()))
+
+
+def test_vllm_deepseek_v32_conversion_fallbacks():
+    # differs: vLLM returns bad_int as the text "abc" and 3.0 as 3; thinkgate holds a call to its
+    # tool's schema (strict level 2, the default): "abc" is no integer, so the call is invalid,
+    # its text kept; at strict level 1 the call stands, with "abc" as written and 3.0 kept so
+    text = FC + _FALLBACK_CALL + END_FC
+    tools = _tool("coerce", _FALLBACKS)
+    m = every_split_agrees(text, format=DEEPSEEK_V3_2, tools=tools, thinking=False)
+    assert not m.tool_calls and "'abc' is not of type 'integer'" in m.invalid_tool_calls[0].error
+    m = every_split_agrees(text, format=DEEPSEEK_V3_2, tools=tools, thinking=False, strict=1)
+    assert json.loads(m.tool_calls[0].arguments) == {"union_value": "hello", "bad_int": "abc", "nullable_string": None, "null_string": "null", "whole_number": 3.0}
+
+
+def test_vllm_deepseek_v32_streaming_cases():
+    # arguments stream before the invoke closes (a parameter at a time, once its value closes);
+    # differs: a long string value comes whole at its close, not in pieces before it (vLLM #52846)
+    partial = FC + INV + 'fn">\n' + f'{PAR}k" string="true">val{END_PAR}\n'
+    events, _ = stream_events(list(partial), format=DEEPSEEK_V3_2, thinking=False)
+    args = "".join(e.text for e in events if type(e).__name__ == "ToolCallArgumentsDelta")
+    assert args.startswith('{"k"')
+    # no marker fragment leaks into the content, however the block is cut; ids are distinct
+    text = "Hello!" + FC + _invoke("fn", ("k", "true", "v")) + _invoke("fn", ("k", "true", "w")) + END_FC
+    for size in range(1, len(FC) + 2):
+        parser = StreamParser(DEEPSEEK_V3_2, thinking=False)
+        for i in range(0, len(text), size):
+            parser.feed_events(text[i : i + size])
+        parser.finish_events()
+        assert parser.message.content == "Hello!" and len({c.id for c in parser.message.tool_calls}) == 2
