@@ -320,9 +320,9 @@ def _turn(text: str, before: Optional[str]) -> str:
 
 def _read_score(fmt: ChatFormat, turn: str, n: int) -> Optional[float]:
     """How closely ``turn`` writes ``fmt``'s calls, when ``fmt``'s parser reads the ``n`` probe
-    calls in it (else None): the share of the format's exact call text found, in order, in
-    the text from the format's first marker on. Whitespace and key order aside, a format whose
-    own spelling is closer scores higher (GLM-4.5's ``NAME\\n<arg_key>`` against GLM-4.7's
+    calls in it (else None): the similarity of the format's exact call text and the render from
+    the format's first marker on (the characters found in order in both, against the length of
+    both). Whitespace and key order aside, a format whose own spelling is closer scores higher (GLM-4.5's ``NAME\\n<arg_key>`` against GLM-4.7's
     ``NAME<arg_key>``)."""
     tools = fmt.tools
     starts = [0]
@@ -337,8 +337,11 @@ def _read_score(fmt: ChatFormat, turn: str, n: int) -> Optional[float]:
     expected = tools.section_around(tools.separator.join(_call_texts(tools, n, tuple(json.dumps(a) for _, a in _CALLS[:n]), [""] * n)))
     at = turn.find(tools.trigger, start) if tools.trigger else -1
     segment = turn[at if at >= 0 else start :][: 2 * len(expected) + 16]
-    blocks = difflib.SequenceMatcher(None, expected, segment, autojunk=False).get_matching_blocks()
-    return sum(b.size for b in blocks) / len(expected)
+    blocks = [b for b in difflib.SequenceMatcher(None, expected, segment, autojunk=False).get_matching_blocks() if b.size]
+    if not blocks:
+        return None
+    # matched characters against both texts: the format's, and the render's up to the last match
+    return 2 * sum(b.size for b in blocks) / (len(expected) + blocks[-1].b + blocks[-1].size)
 
 
 def _match_tools(render: Renderer, candidates: list[ChatFormat], tokenizer: Any = None) -> list[ChatFormat]:
@@ -497,13 +500,16 @@ def _single_token(tokenizer: Any, text: str) -> bool:
 
 
 def _turn_end(after: str, tokenizer: Any, c: ChatFormat) -> str:
-    """The end-of-sequence marker of a derived format: the tag that follows its calls (where
-    the tokenizer, if any, has it as one token), else the tokenizer's own, else ``c``'s."""
+    """The end-of-sequence marker of a derived format: the tag that follows its calls in the
+    turn, else ``c``'s own, else the tokenizer's, the first of them that the tokenizer (where
+    one is given) has as one token."""
     m = re.match(r"\s*(" + _TAG.pattern + ")", after)
-    if m and (tokenizer is None or _single_token(tokenizer, m.group(1))):
-        return m.group(1)
+    tag = m.group(1) if m else ""
+    if tokenizer is None:
+        return tag or c.eos
     own = getattr(tokenizer, "eos_token", None)
-    return own if isinstance(own, str) and own else c.eos
+    options = [x for x in (tag, c.eos, own if isinstance(own, str) else "") if x]
+    return next((x for x in options if _single_token(tokenizer, x)), options[0])
 
 
 def _no_layout(renders: dict[str, dict[int, list[str]]], candidates: list[ChatFormat]) -> str:
