@@ -1065,3 +1065,32 @@ def test_detect_reads_chat_template_json_tokenizer_config_and_directories(tmp_pa
     (tmp_path / "broken.json").write_text("{oops")
     with pytest.raises(ValueError, match=r"broken\.json is not JSON"):
         detect(tmp_path / "broken.json")
+
+
+# Nemotron Nano v2, after its template: the calls as one JSON array in <TOOLCALL>…</TOOLCALL>,
+# earlier answers cut after </think>, a generation prompt that opens <think>.
+NANO_V2_LIKE = (
+    "{%- for message in messages %}"
+    "{%- if message.role == 'user' %}{{- '<SPECIAL_11>User\\n' + message.content + '\\n' }}"
+    "{%- elif message.role == 'assistant' %}{{- '<SPECIAL_11>Assistant\\n' }}"
+    "{%- if message.content %}{{- message.content.split('</think>')[-1] }}{%- endif %}"
+    "{%- if message.tool_calls %}{{- '<TOOLCALL>[' }}{%- for tc in message.tool_calls %}"
+    "{{- '{\"name\": \"' + tc.function.name + '\", \"arguments\": ' + (tc.function.arguments if tc.function.arguments is string else tc.function.arguments | tojson) + '}' }}"
+    "{%- if not loop.last %}{{- ', ' }}{%- endif %}{%- endfor %}{{- ']</TOOLCALL>' }}{%- endif %}"
+    "{{- '<SPECIAL_12>\\n' }}"
+    "{%- elif message.role == 'tool' %}{{- '<SPECIAL_11>Tool\\n<TOOL_RESPONSE>' + message.content + '</TOOL_RESPONSE>\\n' }}"
+    "{%- endif %}{%- endfor %}"
+    "{%- if add_generation_prompt %}{{- '<SPECIAL_11>Assistant\\n<think>\\n' }}{%- endif %}"
+)
+
+
+def test_an_array_in_new_tags_takes_the_closing_twin():
+    from thinkgate.formats import JsonCalls, Text
+    from thinkgate.parsing import parse
+
+    fmt = detect(NANO_V2_LIKE)
+    # Mistral's array layout, its begin marker the template's, closed by the begin's twin
+    assert fmt.tools.layout == JsonCalls(array=("[", "]")) and fmt.tools.section == (Text("<TOOLCALL>"), Text("</TOOLCALL>"))
+    assert fmt.reasoning.open == "<think>" and fmt.reasoning.default_thinking is True
+    text = 'Hm.</think><TOOLCALL>[{"name": "f", "arguments": {"x": 1}}, {"name": "g", "arguments": {}}]</TOOLCALL>'
+    assert [(c.name, c.arguments) for c in parse(text, format=fmt).tool_calls] == [("f", '{"x": 1}'), ("g", "{}")]

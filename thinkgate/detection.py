@@ -455,7 +455,16 @@ def _derive_from(c: ChatFormat, slots: list[str], turn: str, n: int, tokenizer: 
                 derived_tools = _with_markers(tools, lambda m: kind(new.get(m, m)))
             except ValueError:
                 continue
-            eos = _turn_end(turn[match.end() :], tokenizer, c)
+            after = turn[match.end() :]
+            # A begin tag the candidate closes with nothing, closed by its twin in the template
+            # (Nemotron Nano v2's <TOOLCALL>[…]</TOOLCALL> in Mistral's array layout).
+            for pair in ("section", "call"):
+                begin, end = getattr(derived_tools, pair)
+                twin = _twin(begin.strip()) if begin and not end and _TAG.fullmatch(begin.strip()) else ""
+                if twin and after.lstrip().startswith(twin) and (pair == "section" or not derived_tools.section_begin):
+                    derived_tools = dataclasses.replace(derived_tools, **{pair: (begin, kind(twin))})
+                    after = after.lstrip()[len(twin) :]
+            eos = _turn_end(after, tokenizer, c)
             fmt = dataclasses.replace(
                 c,
                 name=f"{c.name}:detected",
