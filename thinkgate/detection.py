@@ -4,10 +4,16 @@
 behaves as ``apply_chat_template`` does) on probe conversations and compares the renders:
 
 * **tool calls**: an assistant turn with one call, then with two, with distinctive names and
-  arguments. A candidate format fits when its exact call text (``ToolCallFormat.call_text``, with
-  the arguments spelled as the template spelled them) appears for every call, in order, joined by
-  its separator, after its section marker. Junk before the section (``None`` for empty content)
-  and a section end left out after a single call are tolerated: real templates do both.
+  arguments, in three tiers. (1) Exact: a candidate fits when its exact call text
+  (``ToolCallFormat.call_text``, with the arguments spelled as the template spelled them, a call
+  id where the format writes one) appears for every call, in order, joined by its separator,
+  after its section marker; junk before the section (``None`` for empty content) and a section
+  end left out after a single call are tolerated: real templates do both. (2) Where no candidate
+  is exact, the layout and not the bytes: each candidate's own parser reads the rendered
+  assistant turn, and of those that read the probe calls the one whose call text is closest to
+  the render wins (indented calls, ``"arguments"`` before ``"name"``, tags without newlines).
+  (3) Where no parser reads them, a registered layout with the template's own tags where the
+  layout has tag markers: the derived format must read the calls with its own parser.
 * **harmony** (gpt-oss): a candidate whose output is channel messages is not found by its exact
   call text, since gpt-oss's template writes the recipient before the channel
   (``<|start|>assistant to=functions.NAME<|channel|>commentary json<|message|>…``) and only the
@@ -23,7 +29,8 @@ behaves as ``apply_chat_template`` does) on probe conversations and compares the
 
 The result is a registered format when one fits both; when the tool layout is registered but the
 reasoning differs, a derived format (``dataclasses.replace``) named ``"<name>:detected"`` with the
-inferred reasoning. Formats that share a tool layout (R1 and V3-0324) are told apart by reasoning.
+inferred reasoning (and the template's thinking toggle); likewise for a layout with new markers.
+Formats that share a tool layout (R1 and V3-0324) are told apart by reasoning.
 """
 
 from __future__ import annotations
