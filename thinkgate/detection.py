@@ -35,7 +35,7 @@ import re
 from typing import Any, Callable, Iterable, Optional, Union
 
 from .formats.base import ChatFormat, ReasoningFormat, ToolCallFormat
-from .formats.registry import get_format, names
+from .formats.registry import get_format, registered
 
 __all__ = ["detect"]
 
@@ -82,7 +82,7 @@ def detect(
     compile, one that renders no tool calls, or calls in no layout among the candidates.
     """
     source, specials = _template_of(tokenizer_or_template)
-    candidates = [get_format(f) for f in (names() if formats is None else formats)]
+    candidates = registered() if formats is None else [get_format(f) for f in formats]
     if not candidates:
         raise ValueError("no candidate formats to detect among")
     render = _renderer(source, specials)
@@ -362,13 +362,15 @@ def _choose(matched: list[ChatFormat], open_: Optional[str], close: Optional[str
         default = True if forced else (r.default_thinking if r.default_thinking is not True else "auto")
         # Likewise a toggle: a template without one (Qwen2.5's) still fits the format that has one.
         # A format without one (R1) is not told apart by it: thinkgate's own templates add one.
-        return ReasoningFormat(open=o, close=cl, default_thinking=default, toggle=(toggle or r.toggle) if r.toggle else "")
+        return dataclasses.replace(r, open=o, close=cl, default_thinking=default, toggle=(toggle or r.toggle) if r.toggle else "")
 
     def agreement(c: ChatFormat) -> int:
         r, i = c.reasoning, inferred(c)
         return (r.open == i.open) + (r.close == i.close) + (r.default_thinking == i.default_thinking) + (r.toggle == i.toggle)
 
-    best = max(matched, key=agreement)  # max keeps the first of equals: registry order
+    # Formats that share a tool layout and reasoning (Qwen3, Granite 4, EXAONE 4) are told apart
+    # by the end-of-turn marker the template writes; max keeps the first of equals: registry order.
+    best = max(matched, key=lambda c: (agreement(c), bool(prompt) and c.eos in prompt))
     reasoning = inferred(best)
     if reasoning == best.reasoning:
         return best
