@@ -43,8 +43,8 @@ import os
 import re
 from typing import Any, Callable, Iterable, Optional, Union
 
-from .formats.base import CALL_ID, ChatFormat, ReasoningFormat, Text, ToolCallFormat, is_text
-from .formats.registry import get_format, names
+from .formats.base import CALL_ID, ChatFormat, ReasoningFormat, Text, ToolCallFormat
+from .formats.registry import get_format, registered
 
 __all__ = ["detect"]
 
@@ -94,7 +94,7 @@ def detect(
     does not compile, one that renders no tool calls, or calls in no layout among the candidates.
     """
     source, specials, tokenizer = _template_of(tokenizer_or_template)
-    candidates = [get_format(f) for f in (names() if formats is None else formats)]
+    candidates = registered() if formats is None else [get_format(f) for f in formats]
     if not candidates:
         raise ValueError("no candidate formats to detect among")
     render = _renderer(source, specials)
@@ -627,14 +627,16 @@ def _choose(matched: list[ChatFormat], open_: Optional[str], close: Optional[str
         # not inside reasoning (a format that assumes it, R1, would read answers as thinking).
         default = True if forced else (r.default_thinking if r.default_thinking is not True else "auto")
         # The template's toggle, else the format's own: a template without one (Qwen2.5's)
-        # still fits the format that has one.
-        return ReasoningFormat(open=o, close=cl, default_thinking=default, toggle=toggle or r.toggle)
+        # still fits the format that has one. The reasoning's other fields stay the format's.
+        return dataclasses.replace(r, open=o, close=cl, default_thinking=default, toggle=toggle or r.toggle)
 
     def agreement(c: ChatFormat) -> int:
         r, i = c.reasoning, inferred(c)
         return (r.open == i.open) + (r.close == i.close) + (r.default_thinking == i.default_thinking) + (r.toggle == i.toggle)
 
-    best = max(matched, key=agreement)  # max keeps the first of equals: registry order
+    # Formats that share a tool layout and reasoning (Qwen3, Granite 4, EXAONE 4) are told apart
+    # by the end-of-turn marker the template writes; max keeps the first of equals: registry order.
+    best = max(matched, key=lambda c: (agreement(c), bool(prompt) and c.eos in prompt))
     reasoning = inferred(best)
     # A format without a toggle (R1) is not told apart by one: thinkgate's own templates add it.
     if reasoning == best.reasoning or (not best.reasoning.toggle and dataclasses.replace(reasoning, toggle="") == best.reasoning):
