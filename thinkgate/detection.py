@@ -437,6 +437,8 @@ def _derive(renders: dict[str, dict[int, list[str]]], before: Optional[str], can
 
 
 def _derive_from(c: ChatFormat, slots: list[str], turn: str, n: int, tokenizer: Any) -> Optional[ChatFormat]:
+    """``c`` with the tags ``turn`` writes in its ``slots`` (its tag markers) around the ``n``
+    probe calls, if the format so made reads them; else None."""
     tools = c.tools
 
     def slotted(m: str) -> str:
@@ -459,7 +461,7 @@ def _derive_from(c: ChatFormat, slots: list[str], turn: str, n: int, tokenizer: 
             as_tokens = tokenizer is not None and all(_single_token(tokenizer, x) for x in [*new.values(), *kept])
             kind: Callable[[str], str] = str if as_tokens else Text
             try:
-                derived_tools = _with_markers(tools, lambda m: kind(new.get(m, m)))
+                derived_tools = _with_markers(tools, lambda m, new=new, kind=kind: kind(new.get(m, m)))
             except ValueError:
                 continue
             after = turn[match.end() :]
@@ -489,7 +491,10 @@ def _derive_from(c: ChatFormat, slots: list[str], turn: str, n: int, tokenizer: 
 
 def _with_markers(tools: ToolCallFormat, swap: Callable[[str], str]) -> ToolCallFormat:
     """``tools`` with each of its own markers passed through ``swap`` (empty ones stay empty)."""
-    s = lambda m: swap(m) if m else m  # noqa: E731
+
+    def s(m: str) -> str:
+        return swap(m) if m else m
+
     return dataclasses.replace(tools, section=(s(tools.section[0]), s(tools.section[1])), call=(s(tools.call[0]), s(tools.call[1])), sep=s(tools.sep), id_marker=s(tools.id_marker))
 
 
