@@ -589,16 +589,14 @@ add("nemotron_v2/vllm/array", nemo(
     'Let me check that.<TOOLCALL>[{"name": "get_weather", "arguments": {"city": "Tokyo", "unit": "celsius"}}]</TOOLCALL>',
     [("get_weather", {"city": "Tokyo", "unit": "celsius"})], content="Let me check that."))
 add("nemotron_v2/vllm/single_object_without_array", nemo(
-    '<TOOLCALL>{"name": "lookup", "arguments": {"query": "vllm"}}</TOOLCALL>', [("lookup", {"query": "vllm"})], content=None),
-    xfail="a call object written without the array brackets is read as text: no call")
+    '<TOOLCALL>{"name": "lookup", "arguments": {"query": "vllm"}}</TOOLCALL>', [("lookup", {"query": "vllm"})], content=None))
 add("nemotron_v2/vllm/string_arguments", nemo(
-    '<TOOLCALL>[{"name": "run_query", "arguments": "{\\"sql\\": \\"select 1\\"}"}]</TOOLCALL>', [], content=None, invalid=1),
-    xfail="arguments written as a JSON string are invalid by design, but the invalid call's text loses its "
-    "'<TOOLCALL>[' and '}]', and '</TOOLCALL>' lands in content")
+    '<TOOLCALL>[{"name": "run_query", "arguments": "{\\"sql\\": \\"select 1\\"}"}]</TOOLCALL>', [], content=None, invalid=1,
+    why="arguments written as a JSON string are not an object: the call is reported invalid with its text (the "
+    "section's markers and brackets are markup, as every layout's are)"))
 add("nemotron_v2/vllm/malformed", nemo(
-    '<TOOLCALL>[{"name": "broken", "arguments": {}</TOOLCALL>', [], content=None, invalid=1),
-    xfail="the unclosed call is reported invalid (vLLM gives the whole output back as content), but its text loses "
-    "'<TOOLCALL>[' and '</TOOLCALL>' lands in content")
+    '<TOOLCALL>[{"name": "broken", "arguments": {}</TOOLCALL>', [], content=None, invalid=1,
+    why="the unclosed call is reported invalid with its text (vLLM gives the whole output back as content)"))
 add("nemotron_v2/vllm/content_then_call", nemo(
     'Let me check.<TOOLCALL>[{"name": "get_weather", "arguments": {"city": "Tokyo", "unit": "celsius"}}]</TOOLCALL>',
     [("get_weather", {"city": "Tokyo", "unit": "celsius"})], content="Let me check."))
