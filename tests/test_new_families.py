@@ -109,7 +109,7 @@ def test_seed_oss_zero_budget_prompt_starts_inside_reasoning(tokenizer_for):
         (QWEN3_5, "<|im_start|>assistant\n<think>\n\n</think>\n\n", False),
         (GLM47, "<|assistant|><think>", True),
         (GLM47, "<|assistant|></think>", False),
-        (EXAONE4, "[|assistant|]", False),
+        (EXAONE4, "[|assistant|]", "auto"),
         (EXAONE4, "[|assistant|]<think>\n", True),
     ],
 )

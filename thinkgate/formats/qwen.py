@@ -74,7 +74,8 @@ QWEN3_5 = ChatFormat(
 )
 
 # Granite 4 and EXAONE 4 write Hermes' <tool_call> JSON calls with their own end of turn; EXAONE
-# 4 thinks in <think>, switched by enable_thinking (on: the prompt opens it).
+# 4 thinks in <think>, switched by enable_thinking (on: the prompt opens it; off: the model may
+# still open it).
 GRANITE4 = ChatFormat(
     name="granite4",
     reasoning=NO_REASONING,
@@ -86,7 +87,7 @@ GRANITE4 = ChatFormat(
 
 EXAONE4 = ChatFormat(
     name="exaone4",
-    reasoning=ReasoningFormat(open=THINK_OPEN, close=THINK_CLOSE, default_thinking=False, toggle="enable_thinking"),
+    reasoning=ReasoningFormat(open=THINK_OPEN, close=THINK_CLOSE, default_thinking="auto", toggle="enable_thinking"),
     tools=HERMES,
     eos="[|endofturn|]",
     aliases=("exaone", "exaone-4", "exaone_4", "exaone4.0"),

@@ -168,7 +168,8 @@ class JsonArrayCalls:
             return n
         p, m = self._in_array.find(buf, j, credits)
         if m is not None and p == j:
-            if self._at == CLOSED and m == self._section_end:
+            if m == self._section_end:
+                # the section's end closes it wherever it stands (after a broken item too): markup
                 d.take(credits, m)
                 self._markup(m)
                 return self._leave(j + len(m))
@@ -186,7 +187,11 @@ class JsonArrayCalls:
                 self._at = FIRST
                 self._markup(self._array_open)
                 return j + len(self._array_open)
-            return self._leave(j)  # no array: the text after the marker is answer text, as written
+            if not (self._section_end and buf[j] == "{"):
+                return self._leave(j)  # no array: the text after the marker is answer text, as written
+            # Between section markers a call object written without the array's brackets is
+            # still framed (Nemotron: <TOOLCALL>{…}</TOOLCALL>): read as a one-item array.
+            at = FIRST
         if buf[j] == "{" and at != AFTER_ITEM:
             self._ws = ""
             answer.call_begins()  # brackets and space: markup around the calls
