@@ -141,6 +141,7 @@ def llama_tokenizer(tmp_path_factory):
 _TOKENIZER_FIXTURES = {
     "qwen3": "qwen_tokenizer",
     "qwen3_coder": "qwen_tokenizer",
+    "qwen3_5": "qwen_tokenizer",
     "glm45": "glm_tokenizer",
     "kimi_k2": "kimi_tokenizer",
     "mistral": "mistral_tokenizer",

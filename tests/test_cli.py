@@ -109,6 +109,9 @@ def test_detect_reads_a_template_file_a_tokenizer_config_or_a_model_directory(tm
     (model / "tokenizer_config.json").write_text(json.dumps({"chat_template": [{"name": "default", "template": chat_template("deepseek_v3_1")}]}))
     assert main(["detect", str(model)]) == 0
     assert "format: deepseek_v3_1" in capsys.readouterr().out
+    (model / "chat_template.json").write_text(json.dumps({"chat_template": chat_template("deepseek_r1")}))
+    assert main(["detect", str(model)]) == 0  # chat_template.json before tokenizer_config.json
+    assert "format: deepseek_r1" in capsys.readouterr().out
     (tmp_path / "none.json").write_text("{}")
     assert main(["detect", str(tmp_path / "none.json")]) == 1
     assert "has no chat_template" in capsys.readouterr().err
@@ -335,7 +338,7 @@ def test_no_subcommand_shows_a_traceback_for_a_users_mistake(tmp_path, capsys, m
         (["detect", str(tmp_path / "list.json")], "holds a JSON array; it must hold a JSON object"),
         (["detect", str(tmp_path / "broken.json")], "is not JSON"),
         (["detect", str(tmp_path / "missing.jinja")], "does not exist"),
-        (["detect", str(tmp_path)], "holds neither chat_template.jinja nor tokenizer_config.json"),
+        (["detect", str(tmp_path)], "holds none of chat_template.jinja, chat_template.json, tokenizer_config.json"),
         (["demo"], "set THINKGATE_CACHE to a writable directory"),
     ]
     for argv, message in cases:

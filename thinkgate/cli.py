@@ -114,13 +114,14 @@ def _inspect_tokenizer(name: str, fmt) -> object:
 
 
 def _template_source(path: str) -> object:
-    """A chat template from a Jinja file, a ``tokenizer_config.json`` (its ``chat_template``), or
-    a model directory holding either (no tokenizer is loaded, nothing is downloaded)."""
+    """A chat template from a Jinja file, a ``chat_template.json`` or ``tokenizer_config.json``
+    (its ``chat_template``), or a model directory holding one (no tokenizer is loaded, nothing
+    is downloaded)."""
     if os.path.isdir(path):
-        for name in ("chat_template.jinja", "tokenizer_config.json"):
+        for name in ("chat_template.jinja", "chat_template.json", "tokenizer_config.json"):
             if os.path.exists(os.path.join(path, name)):
                 return _template_source(os.path.join(path, name))
-        raise UserError(f"{path} holds neither chat_template.jinja nor tokenizer_config.json")
+        raise UserError(f"{path} holds none of chat_template.jinja, chat_template.json, tokenizer_config.json")
     if path.endswith(".json"):
         config = checks.read_json(path, "tokenizer config", dict)
         template = config.get("chat_template")
@@ -207,7 +208,7 @@ def build_parser() -> argparse.ArgumentParser:
     insp.set_defaults(func=cmd_inspect)
 
     det = sub.add_parser("detect", help="infer the output format from a chat template", description="Infer a model's output format from its chat template.")
-    det.add_argument("template", help="a Jinja file, a tokenizer_config.json, or a model directory")
+    det.add_argument("template", help="a Jinja file, a chat_template.json or tokenizer_config.json, or a model directory")
     det.set_defaults(func=cmd_detect)
 
     gen = sub.add_parser(

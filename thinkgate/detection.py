@@ -4,10 +4,16 @@
 behaves as ``apply_chat_template`` does) on probe conversations and compares the renders:
 
 * **tool calls**: an assistant turn with one call, then with two, with distinctive names and
-  arguments. A candidate format fits when its exact call text (``ToolCallFormat.call_text``, with
-  the arguments spelled as the template spelled them) appears for every call, in order, joined by
-  its separator, after its section marker. Junk before the section (``None`` for empty content)
-  and a section end left out after a single call are tolerated: real templates do both.
+  arguments, in three tiers. (1) Exact: a candidate fits when its exact call text
+  (``ToolCallFormat.call_text``, with the arguments spelled as the template spelled them, a call
+  id where the format writes one) appears for every call, in order, joined by its separator,
+  after its section marker; junk before the section (``None`` for empty content) and a section
+  end left out after a single call are tolerated: real templates do both. (2) Where no candidate
+  is exact, the layout and not the bytes: each candidate's own parser reads the rendered
+  assistant turn, and of those that read the probe calls the one whose call text is closest to
+  the render wins (indented calls, ``"arguments"`` before ``"name"``, tags without newlines).
+  (3) Where no parser reads them, a registered layout with the template's own tags where the
+  layout has tag markers: the derived format must read the calls with its own parser.
 * **harmony** (gpt-oss): a candidate whose output is channel messages is not found by its exact
   call text, since gpt-oss's template writes the recipient before the channel
   (``<|start|>assistant to=functions.NAME<|channel|>commentary json<|message|>…``) and only the
@@ -23,19 +29,22 @@ behaves as ``apply_chat_template`` does) on probe conversations and compares the
 
 The result is a registered format when one fits both; when the tool layout is registered but the
 reasoning differs, a derived format (``dataclasses.replace``) named ``"<name>:detected"`` with the
-inferred reasoning. Formats that share a tool layout (R1 and V3-0324) are told apart by reasoning.
+inferred reasoning (and the template's thinking toggle); likewise for a layout with new markers.
+Formats that share a tool layout (R1 and V3-0324) are told apart by reasoning.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import itertools
 import json
+import os
 import re
 from typing import Any, Callable, Iterable, Optional, Union
 
-from .formats.base import ChatFormat, ReasoningFormat, ToolCallFormat
-from .formats.registry import get_format, names
+from .formats.base import CALL_ID, ChatFormat, ReasoningFormat, Text, ToolCallFormat
+from .formats.registry import get_format, registered
 
 __all__ = ["detect"]
 
@@ -71,22 +80,25 @@ def detect(
 ) -> ChatFormat:
     """The chat format a chat template writes.
 
-    ``tokenizer_or_template`` is a Jinja template source, or an object with ``chat_template`` (a
+    ``tokenizer_or_template`` is a Jinja template source, an object with ``chat_template`` (a
     source, or a dict of named sources: ``"tool_use"`` is preferred, then ``"default"``, then the
-    first).
+    first), or a path (``os.PathLike``) to a template file, a ``chat_template.json`` or
+    ``tokenizer_config.json``, or a model directory holding one (see :func:`read_chat_template`).
     ``formats`` are the candidates (names or formats); by default every registered format.
 
-    Returns the registered format that fits, or a derived ``"<name>:detected"`` format whose tool
-    layout is registered but whose reasoning (markers, forced-open start) is the template's.
-    Raises ``ValueError`` naming what could not be inferred: no template, a template that does not
-    compile, one that renders no tool calls, or calls in no layout among the candidates.
+    Returns the registered format that fits, or a derived ``"<name>:detected"`` format: one whose
+    tool layout is registered but whose reasoning (markers, forced-open start, toggle) is the
+    template's, or, where no registered layout fits, one whose layout is registered but whose
+    tool markers are the template's (text markers, unless the tokenizer given has each as one
+    token). Raises ``ValueError`` naming what could not be inferred: no template, a template that
+    does not compile, one that renders no tool calls, or calls in no layout among the candidates.
     """
-    source, specials = _template_of(tokenizer_or_template)
-    candidates = [get_format(f) for f in (names() if formats is None else formats)]
+    source, specials, tokenizer = _template_of(tokenizer_or_template)
+    candidates = registered() if formats is None else [get_format(f) for f in formats]
     if not candidates:
         raise ValueError("no candidate formats to detect among")
     render = _renderer(source, specials)
-    matched = _match_tools(render, candidates)
+    matched = _match_tools(render, candidates, tokenizer)
     # The whole prompt, not only what add_generation_prompt adds: the model continues from its end,
     # and V3-0324 writes <｜Assistant｜> in the user turn (the generation prompt adds nothing there).
     prompts = {t: render(_user_turn(), add_generation_prompt=True, **kw) for t, kw in _TOGGLES.items()}
@@ -96,12 +108,52 @@ def detect(
 
 # --- the template and how to render it ---------------------------------------------------------
 
+# Where a model directory keeps its chat template, in the order read.
+_TEMPLATE_FILES = ("chat_template.jinja", "chat_template.json", "tokenizer_config.json")
 
-def _template_of(obj: Any) -> tuple[str, dict[str, str]]:
+
+def read_chat_template(path: Union[str, "os.PathLike[str]"]) -> Union[str, dict[str, str]]:
+    """The chat template stored at ``path``: a Jinja file, a JSON file (``chat_template.json``
+    or ``tokenizer_config.json``) whose ``"chat_template"`` is a source or a list of
+    ``{"name", "template"}`` (returned as a dict of named sources), or a model directory holding
+    one of those (``chat_template.jinja``, then ``chat_template.json``, then
+    ``tokenizer_config.json``). A ``ValueError`` names the file that is missing or holds none."""
+    path = os.fspath(path)
+    if os.path.isdir(path):
+        for name in _TEMPLATE_FILES:
+            if os.path.isfile(os.path.join(path, name)):
+                return read_chat_template(os.path.join(path, name))
+        raise ValueError(f"{path} holds no chat template (none of {', '.join(_TEMPLATE_FILES)})")
+    if not os.path.isfile(path):
+        raise ValueError(f"chat template file {path} does not exist")
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    if not path.endswith(".json"):
+        if not text.strip():
+            raise ValueError(f"chat template file {path} is empty")
+        return text
+    try:
+        config = json.loads(text)
+    except ValueError as e:
+        raise ValueError(f"{path} is not JSON: {e}") from None
+    template = config.get("chat_template") if isinstance(config, dict) else None
+    if isinstance(template, list):  # named templates, as tokenizer_config.json stores them
+        template = {t["name"]: t["template"] for t in template if isinstance(t, dict) and isinstance(t.get("name"), str) and isinstance(t.get("template"), str)}
+    if not template or not isinstance(template, (str, dict)):
+        raise ValueError(f"{path} has no chat_template (a string, or a list of {{name, template}})")
+    return template
+
+
+def _template_of(obj: Any) -> tuple[str, dict[str, str], Any]:
+    """The template source, the special tokens it is rendered with, and the tokenizer (or None)."""
+    if isinstance(obj, os.PathLike):
+        obj = read_chat_template(obj)
+    if isinstance(obj, dict):  # named templates read from a file
+        obj = _Named(obj)
     if isinstance(obj, str):
-        return obj, {"bos_token": "", "eos_token": ""}
+        return obj, {"bos_token": "", "eos_token": ""}, None
     if not hasattr(obj, "chat_template"):
-        raise TypeError(f"detect() takes a chat template source or a tokenizer, not {type(obj).__name__}")
+        raise TypeError(f"detect() takes a chat template source, a path or a tokenizer, not {type(obj).__name__}")
     template = obj.chat_template
     if isinstance(template, dict):  # named templates: the tool-use one is the one that renders calls
         template = template.get("tool_use") or template.get("default") or next(iter(template.values()), None)
@@ -112,7 +164,13 @@ def _template_of(obj: Any) -> tuple[str, dict[str, str]]:
         )
     # Templates write bos_token/eos_token; a tokenizer without them renders them empty.
     specials = {k: getattr(obj, k, None) or "" for k in ("bos_token", "eos_token")}
-    return template, {k: v if isinstance(v, str) else "" for k, v in specials.items()}
+    tokenizer = obj if callable(getattr(obj, "encode", None)) else None
+    return template, {k: v if isinstance(v, str) else "" for k, v in specials.items()}, tokenizer
+
+
+@dataclasses.dataclass
+class _Named:
+    chat_template: dict[str, str]
 
 
 def _renderer(source: str, specials: dict[str, str]) -> Renderer:
@@ -208,14 +266,27 @@ def _spellings(text: str, value: dict) -> list[str]:
     return out
 
 
+def _call_texts(tools: ToolCallFormat, n: int, args: tuple[str, ...], call_ids: list[str]) -> list[str]:
+    """The exact text of the ``n`` probe calls, their arguments spelled ``args``; a call id
+    given is written where the format writes one: in its call object (Mistral's array) or after
+    its id marker in the header (Mistral Small 3.2's ``NAME[CALL_ID]id[ARGS]``)."""
+    out = []
+    for i, ((name, _), a) in enumerate(zip(_CALLS[:n], args)):
+        t = tools
+        if call_ids[i] and CALL_ID in tools.header:
+            t = dataclasses.replace(tools, header=tools.header.replace(CALL_ID, tools.id_marker + call_ids[i]))
+        out.append(t.call_text(name, a, i, call_ids[i] if tools.id_key else ""))
+    return out
+
+
 def _section_length(tools: ToolCallFormat, text: str, n: int) -> Optional[int]:
     """The length of ``tools``' section of the ``n`` probe calls in ``text``, or None if absent."""
     # Parameters (XmlArguments) are written one way; JSON is found as the template spelled it.
     spell = (lambda a: [json.dumps(a)]) if tools.xml is not None else (lambda a: _spellings(text, a))
-    # Call objects may hold the call's id, as templates write it back (Mistral's).
-    ids = [_probe_ids(n, tools.call_id), [""] * n] if tools.id_key else [[""] * n]
+    # Calls may hold the call's id, as templates write it back (Mistral's).
+    ids = [_probe_ids(n, tools.call_id), [""] * n] if tools.id_key or tools.id_marker else [[""] * n]
     for args, call_ids in itertools.product(itertools.product(*(spell(a) for _, a in _CALLS[:n])), ids):
-        calls = [tools.call_text(name, a, i, call_ids[i]) for i, ((name, _), a) in enumerate(zip(_CALLS, args))]
+        calls = _call_texts(tools, n, args, call_ids)
         # (an array may follow its marker after a space: Mistral 7B v0.3's template writes one)
         for body in {tools.section_begin + space + tools.array[0] + tools.separator.join(calls) for space in ("", " " if tools.array[0] else "")}:
             at = text.find(body)
@@ -225,41 +296,241 @@ def _section_length(tools: ToolCallFormat, text: str, n: int) -> Optional[int]:
     return None
 
 
+def _read_probes(fmt: ChatFormat, text: str, n: int, some: bool = False) -> int:
+    """How many probe calls ``fmt``'s own parser reads, with their arguments, in ``text``: ``n``
+    or 0 (``some``: the first ``k`` of the ``n``, ``k`` at least 1)."""
+    from .parsing import parse
+
+    try:
+        message = parse(text, format=fmt, thinking="auto", on_invalid_call="report")
+        calls = [(c.name, json.loads(c.arguments)) for c in message.tool_calls]
+    except Exception:  # a render this format's parser cannot read at all: no evidence for it
+        return 0
+    probes = list(_CALLS[:n])
+    return len(calls) if calls and (calls == probes[: len(calls)] if some else calls == probes) else 0
+
+
 def _messages_length(fmt: ChatFormat, text: str, n: int) -> Optional[int]:
     """For a format of channel messages: the length of the probe calls the format's parser reads
     in ``text`` (the first ``k`` of the ``n`` probes, ``k`` at least 1: gpt-oss's template writes
     one call per turn), or None."""
-    from .parsing import parse
+    k = _read_probes(fmt, text, n, some=True)
+    return sum(len(fmt.tools.call_text(name, json.dumps(args))) for name, args in _CALLS[:k]) or None
 
-    message = parse(text, format=fmt, thinking="auto", on_invalid_call="drop")
-    calls = [(c.name, json.loads(c.arguments)) for c in message.tool_calls]
-    probes = [(name, args) for name, args in _CALLS[:n]]
-    if not calls or calls != probes[: len(calls)]:
+
+def _turn(text: str, before: Optional[str]) -> str:
+    """``text`` from where it leaves ``before`` (the conversation rendered without its assistant
+    turn): the assistant turn and what follows it, never the tool definitions or instructions
+    (which write example calls) of the system prompt."""
+    return text[len(os.path.commonprefix([text, before])) :] if before else text
+
+
+def _read_score(fmt: ChatFormat, turn: str, n: int) -> Optional[float]:
+    """How closely ``turn`` writes ``fmt``'s calls, when ``fmt``'s parser reads the ``n`` probe
+    calls in it (else None): the similarity of the format's exact call text and the render from
+    the format's first marker on (the characters found in order in both, against the length of
+    both). Whitespace and key order aside, a format whose own spelling is closer scores higher (GLM-4.5's ``NAME\\n<arg_key>`` against GLM-4.7's
+    ``NAME<arg_key>``)."""
+    tools = fmt.tools
+    starts = [0]
+    if tools.bare:  # calls with no marker are read only where the answer starts with one
+        first = turn.find(_CALLS[0][0])
+        starts += [m.start() for m in re.finditer(r"\{", turn[: max(first, 0)])]
+    for start in starts:
+        if _read_probes(fmt, turn[start:], n):
+            break
+    else:
         return None
-    return sum(len(fmt.tools.call_text(name, json.dumps(args))) for name, args in calls)
+    expected = tools.section_around(tools.separator.join(_call_texts(tools, n, tuple(json.dumps(a) for _, a in _CALLS[:n]), [""] * n)))
+    at = turn.find(tools.trigger, start) if tools.trigger else -1
+    segment = turn[at if at >= 0 else start :][: 2 * len(expected) + 16]
+    blocks = [b for b in difflib.SequenceMatcher(None, expected, segment, autojunk=False).get_matching_blocks() if b.size]
+    if not blocks:
+        return None
+    # matched characters against both texts: the format's, and the render's up to the last match
+    return 2 * sum(b.size for b in blocks) / (len(expected) + blocks[-1].b + blocks[-1].size)
 
 
-def _match_tools(render: Renderer, candidates: list[ChatFormat]) -> list[ChatFormat]:
-    """The candidates whose tool layout the template writes; the most specific (longest match) win."""
+def _match_tools(render: Renderer, candidates: list[ChatFormat], tokenizer: Any = None) -> list[ChatFormat]:
+    """The candidates whose tool layout the template writes.
+
+    First by exact call text (the most specific, longest match, wins); where none is written
+    exactly, by each candidate's own parser (whitespace and key order as the template has
+    them; the closest spelling wins); where no parser reads them, a registered layout with the
+    template's own markers (:func:`_derive`)."""
+    before = render(_user_turn(), tools=_TOOLS)
     renders: dict[str, dict[int, list[str]]] = {}
     for call_id in {c.tools.call_id for c in candidates}:  # Kimi-K2 writes call ids into the header
         renders[call_id] = {}
         for n in (1, 2):
             texts = (render(conv, tools=_TOOLS) for conv in _tool_conversations(n, call_id))
             renders[call_id][n] = [t for t in texts if t is not None]
-    scores: list[Optional[int]] = []
-    for c in candidates:
-        # One call and two calls must each be found in some variant (R1 writes calls only when the
-        # content is None); a longer match is a more specific layout.
-        length = _messages_length if c.tools.messages is not None else _section_length
-        # A template that refuses several calls in a turn (Llama 3.1's raises) is judged by one.
-        by_n = {n: texts for n, texts in renders[c.tools.call_id].items() if texts or n == 1}
-        found = [[x for x in (length(c if c.tools.messages else c.tools, t, n) for t in texts) if x] for n, texts in by_n.items()]
-        scores.append(sum(max(f) for f in found) if all(found) else None)
-    if any(s is not None for s in scores):
+
+    def best(score: Callable[[ChatFormat, str, int], Optional[float]]) -> list[ChatFormat]:
+        scores: list[Optional[float]] = []
+        for c in candidates:
+            # One call and two calls must each be found in some variant (R1 writes calls only
+            # when the content is None). A template that refuses several calls in a turn
+            # (Llama 3.1's raises) is judged by one.
+            by_n = {n: texts for n, texts in renders[c.tools.call_id].items() if texts or n == 1}
+            found = [[x for x in (score(c, t, n) for t in texts) if x] for n, texts in by_n.items()]
+            scores.append(sum(max(f) for f in found) if all(found) else None)
+        if all(s is None for s in scores):
+            return []
         top = max(s for s in scores if s is not None)
-        return [c for c, s in zip(candidates, scores) if s == top]
+        return [c for c, s in zip(candidates, scores) if s is not None and abs(s - top) < 1e-9]
+
+    def exact(c: ChatFormat, text: str, n: int) -> Optional[float]:
+        return _messages_length(c, text, n) if c.tools.messages is not None else _section_length(c.tools, text, n)
+
+    def read(c: ChatFormat, text: str, n: int) -> Optional[float]:
+        return None if c.tools.messages is not None else _read_score(c, _turn(text, before), n)
+
+    found = best(exact) or best(read)
+    if found:
+        return found
+    derived = _derive(renders, before, candidates, tokenizer)
+    if derived:
+        return derived
     raise ValueError(_no_layout(renders, candidates))
+
+
+# --- a registered layout with the template's own markers -----------------------------------------
+
+_SENTINEL = re.compile("\x00([0-9]+)\x00")
+
+
+def _derive(renders: dict[str, dict[int, list[str]]], before: Optional[str], candidates: list[ChatFormat], tokenizer: Any) -> list[ChatFormat]:
+    """Formats whose layout is a candidate's but whose tool markers are the template's.
+
+    Each of a candidate's tool markers that is a tag (``<tool_call>``, ``[TOOL_CALLS]``,
+    ``<｜tool▁sep｜>``) becomes a slot; the candidate's call text for the probe calls, with its
+    slots, whitespace made optional and the arguments as the template spelled them, is looked
+    for in the render of the assistant turn; a slot's tag is what stands there (the same tag
+    wherever the slot recurs). Other markup (an XML arguments style's tags, which xgrammar's
+    style spells, and literal header text) must be the candidate's own. The format so derived
+    must read the probe calls with its own parser. Its markers are text (:class:`Text`), or
+    tokens where ``tokenizer`` has each as one token; its end of sequence is the tag that ends
+    the turn after the calls, where the tokenizer (if any) has it as one token, else the
+    tokenizer's own."""
+    out: list[ChatFormat] = []
+    seen: list[ToolCallFormat] = []
+    for c in candidates:
+        tools = c.tools
+        if tools.messages is not None or tools.bare or tools in seen:
+            continue
+        seen.append(tools)
+        slots = [m for m in dict.fromkeys((*tools.section, *tools.call, tools.sep)) if m and _TAG.fullmatch(m.strip())]
+        if not slots:
+            continue
+        derived = None
+        for n in (2, 1):
+            for text in renders[tools.call_id].get(n, []):
+                derived = _derive_from(c, slots, _turn(text, before), n, tokenizer)
+                if derived is not None:
+                    break
+            if derived is not None:
+                break
+        if derived is not None:
+            out.append(derived)
+    return out
+
+
+def _derive_from(c: ChatFormat, slots: list[str], turn: str, n: int, tokenizer: Any) -> Optional[ChatFormat]:
+    """``c`` with the tags ``turn`` writes in its ``slots`` (its tag markers) around the ``n``
+    probe calls, if the format so made reads them; else None."""
+    tools = c.tools
+
+    def slotted(m: str) -> str:
+        if m not in slots:
+            return m
+        tag = m.strip()
+        return type(m)(m.replace(tag, f"\x00{slots.index(m)}\x00"))
+
+    sentinel_tools = _with_markers(tools, slotted)
+    spell = (lambda a: [json.dumps(a)]) if tools.xml is not None else (lambda a: _spellings(turn, a) or [json.dumps(a)])
+    for args in itertools.product(*(spell(a) for _, a in _CALLS[:n])):
+        calls = _call_texts(sentinel_tools, n, args, [""] * n)
+        pattern = _slot_pattern(sentinel_tools.section_around(sentinel_tools.separator.join(calls)))
+        for match in pattern.finditer(turn):
+            found = {int(k[1:]): v for k, v in match.groupdict().items()}
+            if len(found) < len(slots) or all(found[i] == m.strip() for i, m in enumerate(slots)):
+                continue  # a slot not written, or the candidate's own markers (read, not derived)
+            new = {m: m.replace(m.strip(), found[i]) for i, m in enumerate(slots)}
+            kept = [m for m in tools.markers if m not in new]
+            as_tokens = tokenizer is not None and all(_single_token(tokenizer, x) for x in [*new.values(), *kept])
+            kind: Callable[[str], str] = str if as_tokens else Text
+            try:
+                derived_tools = _with_markers(tools, lambda m, new=new, kind=kind: kind(new.get(m, m)))
+            except ValueError:
+                continue
+            after = turn[match.end() :]
+            # A begin tag the candidate closes with nothing, closed by its twin in the template
+            # (Nemotron Nano v2's <TOOLCALL>[…]</TOOLCALL> in Mistral's array layout).
+            for pair in ("section", "call"):
+                begin, end = getattr(derived_tools, pair)
+                twin = _twin(begin.strip()) if begin and not end and _TAG.fullmatch(begin.strip()) else ""
+                if twin and after.lstrip().startswith(twin) and (pair == "section" or not derived_tools.section_begin):
+                    derived_tools = dataclasses.replace(derived_tools, **{pair: (begin, kind(twin))})
+                    after = after.lstrip()[len(twin) :]
+            eos = _turn_end(after, tokenizer, c)
+            fmt = dataclasses.replace(
+                c,
+                name=f"{c.name}:detected",
+                tools=derived_tools,
+                eos=eos,
+                stops=tuple(s for s in c.stops if s in turn and (tokenizer is None or _single_token(tokenizer, s))),
+                aliases=(),
+                chat=None,
+                description=f"{c.name}'s tool layout with the markers of a chat template ({', '.join(new.values())})",
+            )
+            if _read_probes(fmt, turn, n):
+                return fmt
+    return None
+
+
+def _with_markers(tools: ToolCallFormat, swap: Callable[[str], str]) -> ToolCallFormat:
+    """``tools`` with each of its own markers passed through ``swap`` (empty ones stay empty)."""
+
+    def s(m: str) -> str:
+        return swap(m) if m else m
+
+    return dataclasses.replace(tools, section=(s(tools.section[0]), s(tools.section[1])), call=(s(tools.call[0]), s(tools.call[1])), sep=s(tools.sep), id_marker=s(tools.id_marker))
+
+
+def _slot_pattern(expected: str) -> re.Pattern:
+    """A pattern for ``expected`` with its slots (``\\x00K\\x00``) as tags and whitespace
+    optional wherever it stands, and around every slot."""
+    out, named = [], set()
+    for i, part in enumerate(_SENTINEL.split(expected)):
+        if i % 2:  # a slot's number
+            out.append(r"\s*" + (f"(?P=s{part})" if part in named else f"(?P<s{part}>{_TAG.pattern})") + r"\s*")
+            named.add(part)
+        else:
+            out += (r"\s*" if run.isspace() else re.escape(run) for run in re.split(r"(\s+)", part) if run)
+    return re.compile("".join(out))
+
+
+def _single_token(tokenizer: Any, text: str) -> bool:
+    from .formats.tokens import single_token_id
+
+    try:
+        return single_token_id(tokenizer, text) is not None
+    except Exception:
+        return False
+
+
+def _turn_end(after: str, tokenizer: Any, c: ChatFormat) -> str:
+    """The end-of-sequence marker of a derived format: the tag that follows its calls in the
+    turn, else ``c``'s own, else the tokenizer's, the first of them that the tokenizer (where
+    one is given) has as one token."""
+    m = re.match(r"\s*(" + _TAG.pattern + ")", after)
+    tag = m.group(1) if m else ""
+    if tokenizer is None:
+        return tag or c.eos
+    own = getattr(tokenizer, "eos_token", None)
+    options = [x for x in (tag, c.eos, own if isinstance(own, str) else "") if x]
+    return next((x for x in options if _single_token(tokenizer, x)), options[0])
 
 
 def _no_layout(renders: dict[str, dict[int, list[str]]], candidates: list[ChatFormat]) -> str:
@@ -360,22 +631,27 @@ def _choose(matched: list[ChatFormat], open_: Optional[str], close: Optional[str
         # Not forced open: the output starts where the prompt says, else as the format says, but
         # not inside reasoning (a format that assumes it, R1, would read answers as thinking).
         default = True if forced else (r.default_thinking if r.default_thinking is not True else "auto")
-        # Likewise a toggle: a template without one (Qwen2.5's) still fits the format that has one.
-        # A format without one (R1) is not told apart by it: thinkgate's own templates add one.
-        return ReasoningFormat(open=o, close=cl, default_thinking=default, toggle=(toggle or r.toggle) if r.toggle else "")
+        # The template's toggle, else the format's own: a template without one (Qwen2.5's)
+        # still fits the format that has one. The reasoning's other fields stay the format's.
+        return dataclasses.replace(r, open=o, close=cl, default_thinking=default, toggle=toggle or r.toggle)
 
     def agreement(c: ChatFormat) -> int:
         r, i = c.reasoning, inferred(c)
         return (r.open == i.open) + (r.close == i.close) + (r.default_thinking == i.default_thinking) + (r.toggle == i.toggle)
 
-    best = max(matched, key=agreement)  # max keeps the first of equals: registry order
+    # Formats that share a tool layout and reasoning (Qwen3, Granite 4, EXAONE 4) are told apart
+    # by the end-of-turn marker the template writes; max keeps the first of equals: registry order.
+    best = max(matched, key=lambda c: (agreement(c), bool(prompt) and c.eos in prompt))
     reasoning = inferred(best)
-    if reasoning == best.reasoning:
+    # A format without a toggle (R1) is not told apart by one: thinkgate's own templates add it.
+    if reasoning == best.reasoning or (not best.reasoning.toggle and dataclasses.replace(reasoning, toggle="") == best.reasoning):
         return best
+    name = best.name if best.name.endswith(":detected") else f"{best.name}:detected"
+    description = best.description if best.name.endswith(":detected") else f"{best.name}'s tool layout"
     return dataclasses.replace(
         best,
-        name=f"{best.name}:detected",
+        name=name,
         reasoning=reasoning,
         aliases=(),
-        description=f"{best.name}'s tool layout, reasoning as detected from a chat template",
+        description=f"{description}, reasoning as detected from a chat template",
     )

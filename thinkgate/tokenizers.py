@@ -122,6 +122,7 @@ FORMAT_FAMILY = {
     "deepseek_v3_1": "deepseek",
     "qwen3": "qwen",
     "qwen3_coder": "qwen",
+    "qwen3_5": "qwen",  # Qwen3.5's own vocabulary is larger; its markers are Qwen3's tokens
     "llama3_json": "llama3",
     "mistral_json": "mistral",
     "gpt_oss": "harmony",

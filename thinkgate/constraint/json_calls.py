@@ -36,13 +36,16 @@ def layout_tag(req: TagRequest) -> Element:
 
 def _array(req: TagRequest) -> Element:
     """The section marker, then one JSON array of call objects joined by the separator (after a
-    space where the tokenizer puts one); under ``auto`` the marker is the trigger and the
-    array's closing bracket ends the calls."""
+    space where the tokenizer puts one), then the section's end marker where it has one; under
+    ``auto`` the marker is the trigger and the array's closing bracket (or the end marker) ends
+    the calls."""
     fmt, t, marks = req.format, req.format.tools, req.marks
     call = either([json_schema(call_object_schema(t, s), req.max_whitespace) for s in req.tools])
     calls = call if not req.parallel or req.choice == "named" else seq([call, star(seq([const(t.separator), call]))])
     opened = seq([regex(" ?" + re.escape(t.array[0])), calls])
-    calls = seq([opened, const(t.array[1])])
+    # the array closes the calls, or the section's end marker after it (Nemotron's </TOOLCALL>)
+    close = seq([const(t.array[1]), marks.element(t.section_end)]) if t.section_end else const(t.array[1])
+    calls = seq([opened, close])
     trigger = t.section_begin
     if req.choice == "none":
         return req.free_text()
@@ -50,7 +53,7 @@ def _array(req: TagRequest) -> Element:
         if req.control_ids is not None and not is_text(trigger):
             begin = marks.ids[trigger]
             return token_dispatch([(begin, calls)], sorted(i for i in req.control_ids if i != begin))
-        return text_then_markup(trigger, opened, t.array[1], req.text_markers())
+        return text_then_markup(trigger, opened, t.array[1] + t.section_end, req.text_markers())
     return seq([regex(LEADING_WHITESPACE), marks.element(trigger), calls])
 
 

@@ -1,6 +1,6 @@
 """Declarative descriptions of model output formats: the single source of truth for markers."""
 
-from . import deepseek, glm, harmony, kimi, llama, minimax, mistral, qwen
+from . import deepseek, glm, harmony, kimi, llama, minimax, mistral, nemotron, qwen, seed
 from .base import (
     LAYOUTS,
     NO_REASONING,
@@ -19,16 +19,18 @@ from .base import (
     is_text,
 )
 from .deepseek import DEEPSEEK_R1, DEEPSEEK_V3, DEEPSEEK_V3_1, DEEPSEEK_V3_2, DEEPSEEK_V4
-from .glm import GLM45
+from .glm import GLM45, GLM47
 from .harmony import GPT_OSS
 from .kimi import KIMI_K2
 from .llama import LLAMA3_JSON
 from .minimax import MINIMAX_M2
 from .mistral import MISTRAL, MISTRAL_JSON
-from .qwen import QWEN3, QWEN3_CODER
+from .nemotron import NEMOTRON_V2
+from .qwen import EXAONE4, GRANITE4, QWEN3, QWEN3_5, QWEN3_CODER
+from .seed import SEED_OSS
 from .registry import aliases, get_format, names, register
 
-for _fmt in (*deepseek.FORMATS, *qwen.FORMATS, *glm.FORMATS, *kimi.FORMATS, *mistral.FORMATS, *harmony.FORMATS, *llama.FORMATS, *minimax.FORMATS):
+for _fmt in (*deepseek.FORMATS, *qwen.FORMATS, *glm.FORMATS, *kimi.FORMATS, *mistral.FORMATS, *harmony.FORMATS, *llama.FORMATS, *minimax.FORMATS, *seed.FORMATS, *nemotron.FORMATS):
     register(_fmt)
 
 __all__ = [
@@ -44,16 +46,22 @@ __all__ = [
     "DEEPSEEK_V3_1",
     "DEEPSEEK_V3_2",
     "DEEPSEEK_V4",
+    "EXAONE4",
     "GLM45",
+    "GLM47",
+    "GRANITE4",
     "GPT_OSS",
     "KIMI_K2",
     "LLAMA3_JSON",
     "MINIMAX_M2",
     "MISTRAL",
     "MISTRAL_JSON",
+    "NEMOTRON_V2",
     "NO_REASONING",
     "QWEN3",
+    "QWEN3_5",
     "QWEN3_CODER",
+    "SEED_OSS",
     "HeaderPiece",
     "ReasoningFormat",
     "Text",

@@ -61,6 +61,10 @@ class ReasoningFormat:
     close: str
     default_thinking: Thinking = "auto"
     toggle: str = ""
+    # Markers a template may write after the open marker at the end of a prompt (Seed-OSS's
+    # ``<seed:cot_budget_reflect>`` under a zero thinking budget): the output still starts inside
+    # reasoning.
+    prompt_after_open: tuple[str, ...] = ()
 
     @property
     def present(self) -> bool:
@@ -204,7 +208,7 @@ class XmlArguments:
     """Arguments style: XML-like parameters, one per key, rather than a JSON object.
 
     One parameter is written ``key_open + KEY + key_close + between + value_open + padding +
-    VALUE + padding + value_close + "\n"``: a string value as its bare text, any other value as
+    VALUE + padding + value_close + after``: a string value as its bare text, any other value as
     JSON. Qwen3-Coder::
 
         <parameter=city>
@@ -237,6 +241,9 @@ class XmlArguments:
     value_open: str = ""
     between: str = ""
     padding: str = ""
+    # What the chat template writes after each parameter (GLM-4.7: nothing); readers and the
+    # grammar take any short whitespace there.
+    after: str = "\n"
     # The key's close for a string value where the tag says a value's type (empty: one close,
     # ``key_close``, for every value, typed by the tool's schema).
     string_key_close: str = ""
@@ -272,7 +279,7 @@ class XmlArguments:
         """One parameter as the model's chat template writes it."""
         text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
         close = self.string_key_close if isinstance(value, str) and self.typed else self.key_close
-        return self.key_open + key + close + self.between + self.value_open + self.padding + text + self.padding + self.value_close + "\n"
+        return self.key_open + key + close + self.between + self.value_open + self.padding + text + self.padding + self.value_close + self.after
 
     def render(self, arguments: str) -> str:
         """JSON ``arguments`` (an object) as parameters."""

@@ -61,4 +61,37 @@ QWEN3_CODER = ChatFormat(
     description="Qwen3-Coder: <tool_call><function=NAME><parameter=K>V</parameter></function></tool_call>",
 )
 
-FORMATS = (QWEN3, QWEN3_CODER)
+# Qwen3.5 / Qwen3.6 write Qwen3-Coder's calls and think; their template opens ``<think>\n`` in the
+# prompt unless ``enable_thinking=False`` closes an empty one, and they often open <tool_call>
+# before closing </think>. NVIDIA's Nemotron 3 writes the same output on the same ChatML markers.
+QWEN3_5 = ChatFormat(
+    name="qwen3_5",
+    reasoning=ReasoningFormat(open=THINK_OPEN, close=THINK_CLOSE, default_thinking=True, toggle="enable_thinking"),
+    tools=QWEN3_CODER_TOOLS,
+    eos=IM_END,
+    aliases=("qwen3.5", "qwen35", "qwen3_6", "qwen3.6", "qwen36", "nemotron3", "nemotron_3", "nemotron-3", "nemotron3_nano"),
+    description="Qwen3.5 / Qwen3.6 / Nemotron 3: Qwen3-Coder's <tool_call><function=NAME><parameter=K>V</parameter> calls, <think> reasoning opened by the template",
+)
+
+# Granite 4 and EXAONE 4 write Hermes' <tool_call> JSON calls with their own end of turn; EXAONE
+# 4 thinks in <think>, switched by enable_thinking (on: the prompt opens it; off: the model may
+# still open it).
+GRANITE4 = ChatFormat(
+    name="granite4",
+    reasoning=NO_REASONING,
+    tools=HERMES,
+    eos="<|end_of_text|>",
+    aliases=("granite", "granite-4", "granite_4", "granite4.0"),
+    description='Granite 4: <tool_call>{"name", "arguments"}</tool_call>, no reasoning',
+)
+
+EXAONE4 = ChatFormat(
+    name="exaone4",
+    reasoning=ReasoningFormat(open=THINK_OPEN, close=THINK_CLOSE, default_thinking="auto", toggle="enable_thinking"),
+    tools=HERMES,
+    eos="[|endofturn|]",
+    aliases=("exaone", "exaone-4", "exaone_4", "exaone4.0"),
+    description='EXAONE 4: <tool_call>{"name", "arguments"}</tool_call>, <think> reasoning when enable_thinking',
+)
+
+FORMATS = (QWEN3, QWEN3_CODER, QWEN3_5, GRANITE4, EXAONE4)

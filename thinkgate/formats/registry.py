@@ -36,6 +36,12 @@ def get_format(format: str | ChatFormat) -> ChatFormat:
     return _FORMATS[canonical]
 
 
+def registered() -> list[ChatFormat]:
+    """The registered formats in the order they were registered (a family's first format, the
+    one its layout was written for, before those that share its layout)."""
+    return list(_FORMATS.values())
+
+
 def names() -> list[str]:
     """The registered format names (aliases excluded)."""
     return sorted(_FORMATS)

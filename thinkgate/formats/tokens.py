@@ -74,13 +74,14 @@ def thinking_from_prompt(
     i = len(prompt_token_ids) - 1
     floor = max(-1, i - _MAX_TRAILING_SPACE_TOKENS)
     k = len(open_ids)
+    after_open = {single_token_id(tokenizer, m) for m in fmt.reasoning.prompt_after_open} - {None}
     while i > floor:
         tid = prompt_token_ids[i]
         if tid == open_ids[-1] and i + 1 >= k and tuple(prompt_token_ids[i + 1 - k : i + 1]) == open_ids:
             return True
         if tid == close_id:
             return False
-        if isinstance(tokenizer, Mapping) or not _is_space(tokenizer, tid):
+        if tid not in after_open and (isinstance(tokenizer, Mapping) or not _is_space(tokenizer, tid)):
             break
         i -= 1
     return fmt.reasoning.default_thinking

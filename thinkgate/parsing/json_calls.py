@@ -11,9 +11,9 @@ whitespace (and past ``<|python_tag|>``, which the model may write first): ``{``
 anything else makes the whole answer text, so a ``{`` later in a sentence is never read as a
 call.
 
-In an array (Mistral before tokenizer v11)::
+In an array (Mistral before tokenizer v11, Nemotron Nano v2)::
 
-    CONTENT SECTION_BEGIN "[" CALL_OBJECT ( "," CALL_OBJECT )* "]" CONTENT
+    CONTENT SECTION_BEGIN "[" CALL_OBJECT ( "," CALL_OBJECT )* "]" [SECTION_END] CONTENT
 
 ``[TOOL_CALLS] [{"name": "get_weather", "arguments": {…}}, {"name": "now", "arguments": {}}]``:
 the section marker, then one JSON array whose items are call objects. The brackets and commas of
@@ -125,8 +125,9 @@ class BareJsonCalls:
 
 
 # Where in the array the reader is: before "[", before the first item (or "]"), after an item
-# (before "," or "]"), after a comma (before an item).
-OPEN, FIRST, AFTER_ITEM, AFTER_COMMA = range(4)
+# (before "," or "]"), after a comma (before an item), after "]" (before the section's end
+# marker, where the layout has one).
+OPEN, FIRST, AFTER_ITEM, AFTER_COMMA, CLOSED = range(5)
 
 
 class JsonArrayCalls:
@@ -139,6 +140,7 @@ class JsonArrayCalls:
         self.markup = Markup(driver, calls, fmt, reading, then=self._item_done)
         self._array_open, self._array_close = (b.strip() for b in tools.array)
         self._comma = tools.separator.strip()
+        self._section_end = tools.section_end
         # A marker where an item or a comma should be ends the array.
         self._in_array = MarkerSet(
             (tools.call_begin, tools.section_end, tools.section_begin, tools.call_end, fmt.eos, *fmt.stops)
@@ -166,6 +168,11 @@ class JsonArrayCalls:
             return n
         p, m = self._in_array.find(buf, j, credits)
         if m is not None and p == j:
+            if m == self._section_end:
+                # the section's end closes it wherever it stands (after a broken item too): markup
+                d.take(credits, m)
+                self._markup(m)
+                return self._leave(j + len(m))
             # A marker ends the array; the stage after it reads the marker (the section marker
             # written twice opens the array again).
             return self._leave(j)
@@ -173,12 +180,18 @@ class JsonArrayCalls:
             d.carry = buf[j:]
             return n
         at = self._at
+        if at == CLOSED:
+            return self._leave(j)  # no end marker after the array: the text is the answer's
         if at == OPEN:
             if buf.startswith(self._array_open, j):
                 self._at = FIRST
                 self._markup(self._array_open)
                 return j + len(self._array_open)
-            return self._leave(j)  # no array: the text after the marker is answer text, as written
+            if not (self._section_end and buf[j] == "{"):
+                return self._leave(j)  # no array: the text after the marker is answer text, as written
+            # Between section markers a call object written without the array's brackets is
+            # still framed (Nemotron: <TOOLCALL>{…}</TOOLCALL>): read as a one-item array.
+            at = FIRST
         if buf[j] == "{" and at != AFTER_ITEM:
             self._ws = ""
             answer.call_begins()  # brackets and space: markup around the calls
@@ -187,6 +200,9 @@ class JsonArrayCalls:
             return j
         if buf.startswith(self._array_close, j) and at != AFTER_COMMA:
             self._markup(self._array_close)
+            if self._section_end:
+                self._at = CLOSED
+                return j + len(self._array_close)
             return self._leave(j + len(self._array_close))
         if buf.startswith(self._comma, j) and at == AFTER_ITEM:
             self._markup(self._comma)
