@@ -81,7 +81,7 @@ GRANITE4 = ChatFormat(
     reasoning=NO_REASONING,
     tools=HERMES,
     eos="<|end_of_text|>",
-    aliases=("granite", "granite-4", "granite_4", "granite4.0"),
+    aliases=("granite-4", "granite_4", "granite4.0"),  # vLLM's "granite" is Granite 3's <|tool_call|> list
     description='Granite 4: <tool_call>{"name", "arguments"}</tool_call>, no reasoning',
 )
 
