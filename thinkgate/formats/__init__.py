@@ -1,6 +1,6 @@
 """Declarative descriptions of model output formats: the single source of truth for markers."""
 
-from . import deepseek, glm, harmony, kimi, llama, minimax, mistral, qwen
+from . import deepseek, gemma, glm, harmony, kimi, llama, minimax, mistral, qwen
 from .base import (
     LAYOUTS,
     NO_REASONING,
@@ -10,6 +10,7 @@ from .base import (
     HeaderPiece,
     JsonArguments,
     JsonCalls,
+    LiteralArguments,
     MarkedCalls,
     ReasoningFormat,
     Text,
@@ -19,6 +20,7 @@ from .base import (
     is_text,
 )
 from .deepseek import DEEPSEEK_R1, DEEPSEEK_V3, DEEPSEEK_V3_1
+from .gemma import GEMMA4
 from .glm import GLM45
 from .harmony import GPT_OSS
 from .kimi import KIMI_K2
@@ -28,13 +30,14 @@ from .mistral import MISTRAL, MISTRAL_JSON
 from .qwen import QWEN3, QWEN3_CODER
 from .registry import aliases, get_format, names, register
 
-for _fmt in (*deepseek.FORMATS, *qwen.FORMATS, *glm.FORMATS, *kimi.FORMATS, *mistral.FORMATS, *harmony.FORMATS, *llama.FORMATS, *minimax.FORMATS):
+for _fmt in (*deepseek.FORMATS, *qwen.FORMATS, *glm.FORMATS, *kimi.FORMATS, *mistral.FORMATS, *harmony.FORMATS, *llama.FORMATS, *minimax.FORMATS, *gemma.FORMATS):
     register(_fmt)
 
 __all__ = [
     "CallObject",
     "JsonArguments",
     "JsonCalls",
+    "LiteralArguments",
     "LAYOUTS",
     "MarkedCalls",
     "ChannelMessages",
@@ -42,6 +45,7 @@ __all__ = [
     "DEEPSEEK_R1",
     "DEEPSEEK_V3",
     "DEEPSEEK_V3_1",
+    "GEMMA4",
     "GLM45",
     "GPT_OSS",
     "KIMI_K2",

@@ -207,6 +207,8 @@ class CallTracker:
             pos = j
         p, m, limit = d.find(self.layout.in_call, buf, pos, credits)
         reader = self._reader
+        if hasattr(reader, "credits"):  # a reader whose strings end at a marker token
+            reader.credits = credits
         q = reader.feed(buf, pos, limit)
         if reader.failed:
             if self._suspect is not None:
