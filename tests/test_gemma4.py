@@ -189,3 +189,53 @@ def test_a_call_cut_off_is_no_call():
 def test_text_after_a_call_is_kept():
     m = _split_invariant(f"<|tool_call>call:get_weather{{location:{Q}Paris{Q}}}<tool_call|><div>", format="gemma4", thinking=False)
     assert m.content == "<div>"
+
+
+def _tool(parameters):
+    return [{"type": "function", "function": {"name": "f", "parameters": parameters}}]
+
+
+@pytest.mark.parametrize(
+    "parameters, error",
+    [
+        ({"type": "object", "properties": {"a": {"type": "string", "pattern": "^a.b$"}}}, "a 'pattern' that may write '<'"),
+        ({"type": "object", "properties": {"a": {"type": "string", "pattern": "^[^x]+$"}}}, "negated character class"),
+        ({"type": "object", "properties": {"a b": {"type": "string"}}}, "no bare key"),
+        ({"type": "object", "$defs": {"n": {"type": "object", "properties": {"k": {"$ref": "#/$defs/n"}}}}, "properties": {"a": {"$ref": "#/$defs/n"}}}, "recursive $ref"),
+        ({"type": "object", "properties": {"a": {"type": "object", "minProperties": 1}}}, "'minProperties'"),
+    ],
+)
+def test_what_the_grammar_cannot_hold_is_refused(parameters, error):
+    from thinkgate.constraint import build_structural_tag
+
+    with pytest.raises(ValueError, match="object literal in format 'gemma4'") as e:
+        build_structural_tag("gemma4", _tool(parameters), "required")
+    assert error in str(e.value)
+
+
+def test_the_grammar_accepts_the_templates_call_and_no_json_quote(tokenizer_for):
+    """The grammar holds the template's text: keys sorted as the template sorts them, strings
+    between the delimiter token; a JSON quote where a string opens is refused."""
+    import xgrammar as xgr
+
+    from thinkgate.constraint import compile_tool_grammar
+    from thinkgate.constraint.vocabulary import vocabulary_for
+
+    tok = tokenizer_for("gemma4")
+    schema = {
+        "type": "object",
+        "properties": {"zeta": {"type": "integer"}, "Alpha": {"type": "string"}, "mid": {"type": "array", "items": {"type": "boolean"}}},
+        "required": ["zeta", "Alpha"],
+        "additionalProperties": False,
+    }
+    grammar = compile_tool_grammar(tok, "gemma4", _tool(schema), "required")
+    call = rendered([("f", {"zeta": 3, "Alpha": "x\n\"y\"", "mid": [True, False]})])
+    assert call.index("Alpha") < call.index("mid") < call.index("zeta")
+
+    def accepts(text):
+        m = xgr.GrammarMatcher(grammar.compiled)
+        return all(m.accept_token(t) for t in tok.encode(text, add_special_tokens=False))
+
+    assert vocabulary_for(tok).token_id(Q) is not None
+    assert accepts(call + "<|tool_response>")
+    assert not accepts('<|tool_call>call:f{Alpha:"x"')

@@ -2,7 +2,8 @@
 ``{city:<|"|>Paris<|"|>,days:3}``): the :class:`~thinkgate.formats.base.LiteralArguments` style.
 
 xgrammar has no style for it, so the tool's schema (as :mod:`.schema` prepared it) is turned
-into structural-tag elements here: keys as constants in the schema's order (required ones
+into structural-tag elements here: keys as constants in the template's order (sorted, where
+the style says so) or the schema's (required ones
 always, optional ones or not), a string between two delimiter *tokens* (so the model cannot
 spell the delimiter in ordinary tokens, and never writes a JSON quote), numbers, booleans and
 null as JSON writes them (bounded numbers by xgrammar's own JSON-schema grammar of that one
@@ -206,7 +207,8 @@ class _Builder:
         # where additionalProperties says so
         bare = not set(node) - _ANNOTATIONS
         extra = node.get("additionalProperties", True if bare else False)
-        items = [(k, self.value(v, f"{path}/properties/{k}"), k in required) for k, v in props.items()]
+        order = sorted(props, key=lambda k: (k.lower(), k)) if self.s.sort_keys else list(props)
+        items = [(k, self.value(props[k], f"{path}/properties/{k}"), k in required) for k in order]
         colon, comma = self.s.colon, self.s.comma
         free = None
         if extra is not False:

@@ -288,6 +288,9 @@ class LiteralArguments:
     # is refused for the format), and how long.
     key_pattern: str = r"[A-Za-z_][A-Za-z0-9_.$-]*"
     key_length: int = 256
+    # The grammar writes the keys in the order the chat template does: sorted, case aside
+    # (Jinja's ``dictsort``); else in the schema's order. (The parser reads any order.)
+    sort_keys: bool = False
 
     def readable_key(self, key: str) -> bool:
         return len(key) <= self.key_length and re.fullmatch(self.key_pattern, key) is not None

@@ -26,7 +26,8 @@ GEMMA4_TOOLS = ToolCallFormat(
     call=(TOOL_CALL_BEGIN, TOOL_CALL_END),
     header="call:{name}",
     # Python's None as the template renders it (``{{ argument }}``) is read as null too
-    arguments=LiteralArguments(quote=STRING_QUOTE, null_also=("None",)),
+    # the template writes the keys sorted (dictsort)
+    arguments=LiteralArguments(quote=STRING_QUOTE, null_also=("None",), sort_keys=True),
 )
 
 GEMMA4 = ChatFormat(
