@@ -239,3 +239,17 @@ def test_the_grammar_accepts_the_templates_call_and_no_json_quote(tokenizer_for)
     assert vocabulary_for(tok).token_id(Q) is not None
     assert accepts(call + "<|tool_response>")
     assert not accepts('<|tool_call>call:f{Alpha:"x"')
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 7, 100])
+def test_text_held_as_a_delimiters_start_before_a_marker_is_kept(size):
+    """Text mode: a string's ``<`` (a delimiter may begin there) right before marker text is the
+    string's when the string closes, and the invalid call's text when the call breaks there."""
+    text = f"<|tool_call>call:f{{a:{Q}x<<tool_call|>y<|{Q}}}<tool_call|>"
+    m = _split_invariant(text, format="gemma4", thinking=False)
+    assert [json.loads(c.arguments) for c in m.tool_calls] == [{"a": "x<<tool_call|>y<|"}]
+    broken = "<|tool_call>call:f{a:<<tool_call|>after"
+    chunks = [broken[i : i + size] for i in range(0, len(broken), size)]
+    _, parser = stream_events(chunks, format="gemma4", thinking=False)
+    assert [c.text for c in parser.message.invalid_tool_calls] == ["<|tool_call>call:f{a:<<tool_call|>"]
+    assert parser.message.content == "after"
