@@ -126,8 +126,13 @@ def literal_arguments(draw, fmt: ChatFormat) -> str:
             return all(fine(x) for x in v)
         return not (isinstance(v, str) and quote in v)
 
+    def ordered(v):  # the keys in the order the model writes them (Gemma 4: sorted), as parsed
+        if isinstance(v, dict):
+            return {k: ordered(v[k]) for k in fmt.tools.literal.order(v)}
+        return [ordered(x) for x in v] if isinstance(v, list) else v
+
     value = json_values(fmt).filter(fine)
-    return json.dumps(draw(st.dictionaries(keys, value, max_size=4)), ensure_ascii=False)
+    return json.dumps(ordered(draw(st.dictionaries(keys, value, max_size=4))), ensure_ascii=False)
 
 
 def _broken_literal(draw, fmt: ChatFormat, args: str) -> str:

@@ -207,7 +207,7 @@ class _Builder:
         # where additionalProperties says so
         bare = not set(node) - _ANNOTATIONS
         extra = node.get("additionalProperties", True if bare else False)
-        order = sorted(props, key=lambda k: (k.lower(), k)) if self.s.sort_keys else list(props)
+        order = self.s.order(props)
         items = [(k, self.value(props[k], f"{path}/properties/{k}"), k in required) for k in order]
         colon, comma = self.s.colon, self.s.comma
         free = None

@@ -304,12 +304,17 @@ class LiteralArguments:
     def markers(self) -> tuple[str, ...]:
         return (self.quote,)
 
+    def order(self, keys: Any) -> list[str]:
+        """Keys in the order the model writes them (``sort_keys``: sorted as Jinja's
+        ``dictsort`` sorts them, case aside)."""
+        return sorted(keys, key=lambda k: (k.lower(), k)) if self.sort_keys else list(keys)
+
     def value(self, value: Any) -> str:
-        """A JSON value as the literal the model writes."""
+        """A JSON value as the literal the model writes (keys in :meth:`order`)."""
         if isinstance(value, str):
             return self.quote + value + self.quote
         if isinstance(value, dict):
-            inner = self.comma.join(self._key(k) + self.colon + self.value(v) for k, v in value.items())
+            inner = self.comma.join(self._key(k) + self.colon + self.value(value[k]) for k in self.order(value))
             return self.object[0] + inner + self.object[1]
         if isinstance(value, list):
             return self.array[0] + self.comma.join(self.value(v) for v in value) + self.array[1]
