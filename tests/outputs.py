@@ -112,6 +112,37 @@ def xml_arguments(draw, fmt: ChatFormat) -> str:
     return json.dumps(draw(st.dictionaries(keys, value, max_size=4)), ensure_ascii=False)
 
 
+@st.composite
+def literal_arguments(draw, fmt: ChatFormat) -> str:
+    """Arguments (JSON, as the parser gives them back) for a format that writes an object
+    literal (Gemma 4): bare keys, strings holding anything but the string delimiter."""
+    quote = fmt.tools.literal.quote
+    keys = st.from_regex(r"[a-zA-Z_][a-zA-Z0-9_]{0,8}", fullmatch=True)
+
+    def fine(v) -> bool:  # nested keys bare too, no delimiter in a string
+        if isinstance(v, dict):
+            return all(fmt.tools.literal.readable_key(k) and fine(x) for k, x in v.items())
+        if isinstance(v, list):
+            return all(fine(x) for x in v)
+        return not (isinstance(v, str) and quote in v)
+
+    def ordered(v):  # the keys in the order the model writes them (Gemma 4: sorted), as parsed
+        if isinstance(v, dict):
+            return {k: ordered(v[k]) for k in fmt.tools.literal.order(v)}
+        return [ordered(x) for x in v] if isinstance(v, list) else v
+
+    value = json_values(fmt).filter(fine)
+    return json.dumps(ordered(draw(st.dictionaries(keys, value, max_size=4))), ensure_ascii=False)
+
+
+def _broken_literal(draw, fmt: ChatFormat, args: str) -> str:
+    """An object literal that cannot be read: cut short, or a key with no value at its end."""
+    body = fmt.tools.literal.render(args)
+    if draw(st.booleans()):
+        return body[: draw(st.integers(0, len(body) - 1))]
+    return body[:-1] + ",@}"
+
+
 def _broken_parameters(draw, fmt: ChatFormat, args: str) -> str:
     """Parameters that cannot be read: a name with a space, a repeated name, or a name never
     closed."""
@@ -149,6 +180,10 @@ def _call_texts(draw, fmt: ChatFormat, calls: list, allow_broken: bool, first_in
             if t.xml is not None:
                 broken.append(i)
                 texts.append(t.call_begin + t.header_text(name) + _broken_parameters(draw, fmt, args) + t.footer + t.call_end)
+                continue
+            if t.literal is not None:
+                broken.append(i)
+                texts.append(t.call_begin + t.header_text(name) + _broken_literal(draw, fmt, args) + t.footer + t.call_end)
                 continue
             args = _broken(draw, args)
             if not _valid_object(args):
@@ -211,7 +246,7 @@ def outputs(draw, fmt: ChatFormat, thinking: bool, allow_broken: bool = False) -
     content = draw(free_text(fmt, (t.section_begin, t.call_begin, fmt.eos, *fmt.stops, t.optional_begin, fmt.reasoning.open)))
     if not thinking:
         content = content.lstrip()
-    calls = draw(st.lists(st.tuples(names, xml_arguments(fmt) if t.xml else arguments(fmt)), max_size=4))
+    calls = draw(st.lists(st.tuples(names, xml_arguments(fmt) if t.xml else literal_arguments(fmt) if t.literal else arguments(fmt)), max_size=4))
     bare = t.bare
     if bare:
         # With no marker before a call, an answer is either calls or text that is no call.

@@ -10,6 +10,7 @@ from ..formats import is_text
 from ..formats.base import template_parts
 from .arguments import call_object_headers, call_object_schema, parameters_grammar, parameters_schema
 from .json_answer import answer_at_start
+from .literal_arguments import literal_arguments_element
 from .tag_elements import (
     LEADING_WHITESPACE,
     Element,
@@ -44,6 +45,9 @@ def layout_tag(req: TagRequest) -> Element:
             if spec.schema.unbounded_in_parameters:
                 raise ValueError(spec.schema.unbounded_in_parameters)
             arguments = parameters_grammar(parameters_schema(spec, t.xml, fmt.name), t.xml, max_whitespace)
+        elif t.literal is not None:
+            quote = marks.element(t.literal.quote)
+            arguments = literal_arguments_element(spec.schema.bounded_schema, t.literal, quote, f"tool {spec.name!r}", fmt.name)
         else:
             arguments = json_schema(spec.schema.xgrammar_schema, max_whitespace)
         return seq(
@@ -108,8 +112,8 @@ def between_calls(t: Any) -> None:
 
 def header_nodes(fmt: Any, tools: list) -> dict:
     t = fmt.tools
-    if t.xml is not None:
-        return {}  # parameters are no JSON the guard could follow; xgrammar has the bounds
+    if t.xml is not None or t.literal is not None:
+        return {}  # parameters, a literal: no JSON the guard could follow; the grammar has the bounds
     if t.call_object_layout:
         return call_object_headers(t, tools)
     return {t.header_pattern(s.name): s.schema.nodes for s in tools}

@@ -1,6 +1,6 @@
 """Declarative descriptions of model output formats: the single source of truth for markers."""
 
-from . import deepseek, glm, harmony, kimi, llama, minimax, mistral, nemotron, qwen, seed
+from . import deepseek, gemma, glm, harmony, kimi, llama, minimax, mistral, nemotron, qwen, seed
 from .base import (
     LAYOUTS,
     NO_REASONING,
@@ -10,6 +10,7 @@ from .base import (
     HeaderPiece,
     JsonArguments,
     JsonCalls,
+    LiteralArguments,
     MarkedCalls,
     ReasoningFormat,
     Text,
@@ -19,6 +20,7 @@ from .base import (
     is_text,
 )
 from .deepseek import DEEPSEEK_R1, DEEPSEEK_V3, DEEPSEEK_V3_1, DEEPSEEK_V3_2, DEEPSEEK_V4
+from .gemma import GEMMA4
 from .glm import GLM45, GLM47
 from .harmony import GPT_OSS
 from .kimi import KIMI_K2
@@ -30,13 +32,14 @@ from .qwen import EXAONE4, GRANITE4, QWEN3, QWEN3_5, QWEN3_CODER
 from .seed import SEED_OSS
 from .registry import aliases, get_format, names, register
 
-for _fmt in (*deepseek.FORMATS, *qwen.FORMATS, *glm.FORMATS, *kimi.FORMATS, *mistral.FORMATS, *harmony.FORMATS, *llama.FORMATS, *minimax.FORMATS, *seed.FORMATS, *nemotron.FORMATS):
+for _fmt in (*deepseek.FORMATS, *qwen.FORMATS, *glm.FORMATS, *kimi.FORMATS, *mistral.FORMATS, *harmony.FORMATS, *llama.FORMATS, *minimax.FORMATS, *seed.FORMATS, *nemotron.FORMATS, *gemma.FORMATS):
     register(_fmt)
 
 __all__ = [
     "CallObject",
     "JsonArguments",
     "JsonCalls",
+    "LiteralArguments",
     "LAYOUTS",
     "MarkedCalls",
     "ChannelMessages",
@@ -47,6 +50,7 @@ __all__ = [
     "DEEPSEEK_V3_2",
     "DEEPSEEK_V4",
     "EXAONE4",
+    "GEMMA4",
     "GLM45",
     "GLM47",
     "GRANITE4",

@@ -65,6 +65,9 @@ class ReasoningFormat:
     # ``<seed:cot_budget_reflect>`` under a zero thinking budget): the output still starts inside
     # reasoning.
     prompt_after_open: tuple[str, ...] = ()
+    # Text the model writes right after ``open``, naming its channel (Gemma 4's ``thought\n``):
+    # framing, not reasoning; dropped where the reasoning starts with it.
+    label: str = ""
 
     @property
     def present(self) -> bool:
@@ -289,7 +292,77 @@ class XmlArguments:
         return "".join(self.parameter(k, v) for k, v in values.items())
 
 
-Arguments = Union[JsonArguments, CallObject, XmlArguments]
+@dataclass(frozen=True)
+class LiteralArguments:
+    """Arguments style: one object literal in a syntax of the model's own, not JSON (Gemma 4)::
+
+        {city:<|"|>Paris<|"|>,days:3,tags:[<|"|>a<|"|>],when:{hour:7}}
+
+    Keys are bare (``key_pattern``), a string stands between two ``quote`` markers (a special
+    token: the text between them is the string, verbatim, with no escapes), numbers, ``true``,
+    ``false`` and ``null`` are written as in JSON, objects and arrays with JSON's brackets and
+    ``colon``/``comma``. The parser converts the literal into JSON text as it reads it (the one
+    arguments style whose arguments are re-serialised: ``{"city": "Paris", "days": 3}``); the
+    grammar writes it from the tool's schema with no whitespace.
+    """
+
+    quote: str
+    colon: str = ":"
+    comma: str = ","
+    object: tuple[str, str] = ("{", "}")
+    array: tuple[str, str] = ("[", "]")
+    # What null may also be written as (Python's ``None``, as a chat template renders it).
+    null_also: tuple[str, ...] = ()
+    # What a bare key may be (the parser reads no other; a schema with another property name
+    # is refused for the format), and how long.
+    key_pattern: str = r"[A-Za-z_][A-Za-z0-9_.$-]*"
+    key_length: int = 256
+    # The grammar writes the keys in the order the chat template does: sorted, case aside
+    # (Jinja's ``dictsort``); else in the schema's order. (The parser reads any order.)
+    sort_keys: bool = False
+
+    def readable_key(self, key: str) -> bool:
+        return len(key) <= self.key_length and re.fullmatch(self.key_pattern, key) is not None
+
+    @property
+    def free_key_pattern(self) -> str:
+        """The keys a grammar writes where the schema declares none (identifiers)."""
+        return f"[A-Za-z_][A-Za-z0-9_]{{0,{self.key_length - 1}}}"
+
+    @property
+    def markers(self) -> tuple[str, ...]:
+        return (self.quote,)
+
+    def order(self, keys: Any) -> list[str]:
+        """Keys in the order the model writes them (``sort_keys``: sorted as Jinja's
+        ``dictsort`` sorts them, case aside)."""
+        return sorted(keys, key=lambda k: (k.lower(), k)) if self.sort_keys else list(keys)
+
+    def value(self, value: Any) -> str:
+        """A JSON value as the literal the model writes (keys in :meth:`order`)."""
+        if isinstance(value, str):
+            return self.quote + value + self.quote
+        if isinstance(value, dict):
+            inner = self.comma.join(self._key(k) + self.colon + self.value(value[k]) for k in self.order(value))
+            return self.object[0] + inner + self.object[1]
+        if isinstance(value, list):
+            return self.array[0] + self.comma.join(self.value(v) for v in value) + self.array[1]
+        return json.dumps(value)
+
+    def _key(self, key: str) -> str:
+        if not self.readable_key(key):
+            raise ValueError(f"{key!r} cannot be written as a bare key (a key matches {self.key_pattern})")
+        return key
+
+    def render(self, arguments: str) -> str:
+        """JSON ``arguments`` (an object) as the literal."""
+        values = json.loads(arguments)
+        if not isinstance(values, dict):
+            raise ValueError(f"arguments must be a JSON object to be written as a literal, not {arguments!r}")
+        return self.value(values)
+
+
+Arguments = Union[JsonArguments, CallObject, XmlArguments, LiteralArguments]
 
 
 @dataclass(frozen=True)
@@ -298,7 +371,7 @@ class ToolCallFormat:
     call's arguments are written), and the markers and templates both are written with.
 
     Layouts: :class:`MarkedCalls`, :class:`JsonCalls`, :class:`ChannelMessages`. Arguments:
-    :class:`JsonArguments`, :class:`CallObject`, :class:`XmlArguments`.
+    :class:`JsonArguments`, :class:`CallObject`, :class:`XmlArguments`, :class:`LiteralArguments`.
 
     The call text is ``call_begin + header.format(sep=sep, name=NAME) + ARGS + footer + call_end``
     and calls in a section are joined by ``separator``. Example (DeepSeek V3.1)::
@@ -350,6 +423,10 @@ class ToolCallFormat:
     @property
     def xml(self) -> Optional[XmlArguments]:
         return self.arguments if isinstance(self.arguments, XmlArguments) else None
+
+    @property
+    def literal(self) -> Optional[LiteralArguments]:
+        return self.arguments if isinstance(self.arguments, LiteralArguments) else None
 
     @property
     def array(self) -> tuple[str, str]:
@@ -407,6 +484,8 @@ class ToolCallFormat:
         or a separator token has none of those)."""
         own = (self.section_begin, self.section_end, self.call_begin, self.call_end, self.sep, self.id_marker, self.optional_begin)
         more = self.messages.markers if self.messages is not None else ()
+        if self.literal is not None:  # the string delimiter: a token of its own
+            more = (*more, *self.literal.markers)
         return tuple(dict.fromkeys(m for m in (*own, *more) if m))
 
     @property
@@ -449,6 +528,8 @@ class ToolCallFormat:
         """The exact text of one call, markers included."""
         if self.xml is not None:
             arguments = self.xml.render(arguments)
+        elif self.literal is not None:
+            arguments = self.literal.render(arguments)
         return self._call_around(name, arguments, index, call_id)
 
     def _call_around(self, name: str, arguments: str, index: int = 0, call_id: str = "") -> str:

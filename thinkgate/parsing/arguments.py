@@ -4,7 +4,9 @@ Every reader offers the same interface to the call tracker (``feed``, ``done``, 
 ``in_string``, ``end``, ``arguments_text``, ``error``, ``KIND``, ``unfinished``,
 ``ended_in_value``): a JSON object
 (:class:`~thinkgate.parsing.json_scanner.JsonScanner`), parameters written as text and typed by
-the tool's schema (:class:`~thinkgate.parsing.xml_arguments.XmlArgumentsScanner`), or a call
+the tool's schema (:class:`~thinkgate.parsing.xml_arguments.XmlArgumentsScanner`), an object literal converted
+to JSON as it is read (:class:`~thinkgate.parsing.literal_arguments.LiteralArgumentsScanner`,
+which also takes the delta's token credits), or a call
 object holding the name beside the arguments
 (:class:`~thinkgate.parsing.json_wrapper.JsonWrapperScanner`, which also offers the ``name``
 once it has read it).
@@ -20,6 +22,7 @@ from typing import Any
 from ..formats import ToolCallFormat
 from .json_scanner import JsonScanner
 from .json_wrapper import JsonWrapperScanner
+from .literal_arguments import LiteralArgumentsScanner
 from .xml_arguments import XmlArgumentsScanner
 
 
@@ -29,6 +32,8 @@ def arguments_reader(tools: ToolCallFormat, parameters: Any = None) -> Any:
     xml = tools.xml
     if xml is not None:
         return XmlArgumentsScanner(xml, parameters, footer="".join(tools.footer.split()))
+    if tools.literal is not None:
+        return LiteralArgumentsScanner(tools.literal)
     return JsonScanner()
 
 

@@ -207,6 +207,8 @@ class CallTracker:
             pos = j
         p, m, limit = d.find(self.layout.in_call, buf, pos, credits)
         reader = self._reader
+        if hasattr(reader, "credits"):  # a reader whose strings end at a marker token
+            reader.credits = credits
         q = reader.feed(buf, pos, limit)
         if reader.failed:
             if self._suspect is not None:
@@ -230,14 +232,17 @@ class CallTracker:
             self._arguments_text(buf, p, p)
             self._complete()
             return p
+        # (text the reader left unread before the marker, as a delimiter's possible start: read
+        # with the marker, or the call's text)
         if credits is None and reader.in_string:
-            return self._suspect_marker(reader, buf, p, m)
+            return self._suspect_marker(reader, buf, p, m, q)
         # The marker is real and the object is still open: the call is broken off.
         error = reader.unfinished() or "the call ended before its arguments' JSON object closed"
         if self._suspect is not None:
             # ... and so was it at the marker text met inside a string: end the call there.
-            self._roll_back_suspect(error, buf, p)
+            self._roll_back_suspect(error, buf, q)
             return n
+        self.raw.append(buf[q:p])
         self.pending_error = error
         return self.layout.broken_off(m, p, credits)
 
@@ -260,16 +265,20 @@ class CallTracker:
 
     # ------------------------------------------------------------------ marker text in a string
 
-    def _suspect_marker(self, reader: Any, buf: str, p: int, marker: str) -> int:
+    def _suspect_marker(self, reader: Any, buf: str, p: int, marker: str, start: int | None = None) -> int:
         """Marker text inside a string is string content, unless the string turns out never to
-        close properly: then the call is rolled back to here and the marker honoured."""
+        close properly: then the call is rolled back to here and the marker honoured. Text the
+        reader left unread before it (``buf[start:p]``) is read with it."""
+        start = p if start is None else start
+        if start < p:
+            self.raw.append(buf[start:p])
         if self._suspect is None:
             self._suspect = marker
             self._suspect_raw = len(self.raw)
             self._suspect_args = len(self.args)
-        q = reader.feed(buf, p, p + len(marker))
-        self._arguments_text(buf, p, q)
-        return q
+        q = reader.feed(buf, start, p + len(marker))
+        self._arguments_text(buf, p, max(q, p))
+        return max(q, p)
 
     def _release_suspect(self) -> None:
         held = "".join(self.args[self._suspect_args :])

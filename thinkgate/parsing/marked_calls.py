@@ -52,7 +52,9 @@ class MarkedCalls:
         self._in_section = MarkerSet(
             (self._call_begin, self._section_end, self._section_begin, tools.call_end, *stops, self._headless)
         )
-        self._name_run = _name_run(self._pieces, self.markup.end.in_call.markers)
+        # a name that ends the header ends where an object literal's arguments open (Gemma 4)
+        opening = tools.literal.object[0] if tools.literal is not None else ""
+        self._name_run = _name_run(self._pieces, (*self.markup.end.in_call.markers, opening))
         self._headless_from = Stage.CONTENT  # where a header that announced no call is read again
         self._reset_header()
         self.markup.start(self)
@@ -259,7 +261,7 @@ _ID_RUN = re.compile("[A-Za-z0-9_-]+")
 def _name_run(pieces, markers) -> re.Pattern[str]:
     """A tool name runs until whitespace, the first character of the header's next piece, or
     the first character of a marker (so marker text never ends up in a name)."""
-    stops = {m[0] for m in markers}
+    stops = {m[0] for m in markers if m}
     after = False
     for piece in pieces:
         if after and piece.kind in ("text", "marker"):

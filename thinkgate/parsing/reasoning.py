@@ -46,6 +46,10 @@ class ReasoningStages:
         self._markers = MarkerSet((self._close, *self._stops, *recovered, self._open))
         self._enter_calls = enter_calls
         self._fresh = True  # nothing but whitespace reasoned yet
+        # the channel's name the model writes first (Gemma 4's "thought\n"): held while the
+        # reasoning's start may still be it, then dropped where it is
+        self._label = fmt.reasoning.label
+        self._head = "" if self._label else None
         self._space = ""  # that whitespace, held until a word (then reasoning) or the open marker
 
     @property
@@ -76,6 +80,15 @@ class ReasoningStages:
         return pos
 
     def _reason(self, text: str) -> None:
+        if self._head is not None:
+            head = self._head + text
+            if len(head) < len(self._label) and self._label.startswith(head):
+                self._head = head
+                return
+            self._head = None
+            text = head[len(self._label) :] if head.startswith(self._label) else head
+            if not text:
+                return
         if self._fresh:
             if not text or text.isspace():
                 self._space += text
@@ -85,7 +98,12 @@ class ReasoningStages:
         self.d.reason(text)
 
     def flush(self) -> None:
-        """The reasoning is over (or the output): whitespace held at its start is reasoning."""
+        """The reasoning is over (or the output): whitespace held at its start is reasoning
+        (and so is a start that was still the label's)."""
+        if self._head:
+            head, self._head = self._head, None
+            self._reason(head)
+        self._head = None
         if self._space:
             self.d.reason(self._space)
             self._space = ""
