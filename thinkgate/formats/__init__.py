@@ -21,7 +21,7 @@ from .base import (
 from .deepseek import DEEPSEEK_R1, DEEPSEEK_V3, DEEPSEEK_V3_1
 from .glm import GLM45
 from .harmony import GPT_OSS
-from .kimi import KIMI_K2
+from .kimi import KIMI_K2, KIMI_K3
 from .llama import LLAMA3_JSON
 from .minimax import MINIMAX_M2
 from .mistral import MISTRAL, MISTRAL_JSON
@@ -45,6 +45,7 @@ __all__ = [
     "GLM45",
     "GPT_OSS",
     "KIMI_K2",
+    "KIMI_K3",
     "LLAMA3_JSON",
     "MINIMAX_M2",
     "MISTRAL",

@@ -43,6 +43,10 @@ INDEX = "{index}"  # the call's number, digits the model writes (Kimi-K2: ``func
 # An id the model may write after ``id_marker`` (Mistral: ``NAME[CALL_ID]a1b2c3d4e[ARGS]``); the
 # parser reads it as the call's id, and a grammar never has the model write one.
 CALL_ID = "{call_id}"
+# The JSON type of a parameter's value, written in its tag (Kimi-K3: ``type="number"``).
+TYPE = "{type}"
+# The names a parameter's type is written with, by the JSON type of its value.
+TYPE_NAMES = ("string", "number", "integer", "boolean", "null", "object", "array")
 
 
 @dataclass(frozen=True)
@@ -216,10 +220,15 @@ class XmlArguments:
         <arg_key>city</arg_key>
         <arg_value>Paris</arg_value>
 
+    Kimi-K3 writes each value's JSON type in the parameter's tag: its ``key_close`` holds the
+    ``{type}`` placeholder, and a value written ``string`` is its bare text, any other JSON::
+
+        <|open|>argument key="city" type="string"<|sep|>Paris<|close|>argument<|sep|>
+
     ``style`` names xgrammar's JSON-schema style that enforces the same text. A value is its text
     verbatim but for ``padding`` once on each side (the template's framing); the grammar lets no
     other whitespace stand around a value, so what the parser reads is what the grammar held to
-    the schema.
+    the schema. ``after`` is what the template writes after each parameter.
     """
 
     style: str
@@ -229,6 +238,7 @@ class XmlArguments:
     value_open: str = ""
     between: str = ""
     padding: str = ""
+    after: str = "\n"
     # What a parameter's name may be (the parser reads no other; a schema with another
     # property name is refused for these formats), and how long.
     name_pattern: str = r"[^\s<>\"'/=]+"
@@ -243,14 +253,42 @@ class XmlArguments:
         identifiers, as xgrammar's XML styles write them, no longer than a readable name."""
         return f"^[A-Za-z_][A-Za-z0-9_]{{0,{self.name_length - 1}}}$"
 
+    def __post_init__(self) -> None:
+        if self.key_close.count(TYPE) > 1 or self.key_close.endswith(TYPE):
+            raise ValueError(f"key_close holds the {TYPE} placeholder at most once, with text after it: {self.key_close!r}")
+
+    @property
+    def typed(self) -> bool:
+        """Whether a parameter's tag names its value's JSON type (the ``{type}`` placeholder)."""
+        return TYPE in self.key_close
+
+    @property
+    def key_end(self) -> str:
+        """The text that ends a parameter's name (before its type, where the tag names one)."""
+        return self.key_close.partition(TYPE)[0]
+
+    @property
+    def type_end(self) -> str:
+        """The text after a parameter's type name (empty where the tag names no type)."""
+        return self.key_close.partition(TYPE)[2]
+
+    @property
+    def value_opening(self) -> str:
+        """The text right before a value (and its padding)."""
+        return self.value_open or (self.type_end if self.typed else self.key_close)
+
     @property
     def markers(self) -> tuple[str, ...]:
-        return tuple(m for m in (self.key_open, self.key_close, self.value_open, self.value_close) if m)
+        return tuple(m for m in (self.key_open, self.key_end, self.type_end, self.value_open, self.value_close) if m)
+
+    def key_tag(self, key: str, value: Any) -> str:
+        """A parameter's tag up to its value, for ``value`` (whose JSON type it may name)."""
+        return self.key_open + key + self.key_close.replace(TYPE, json_type(value))
 
     def parameter(self, key: str, value: Any) -> str:
         """One parameter as the model's chat template writes it."""
         text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-        return self.key_open + key + self.key_close + self.between + self.value_open + self.padding + text + self.padding + self.value_close + "\n"
+        return self.key_tag(key, value) + self.between + self.value_open + self.padding + text + self.padding + self.value_close + self.after
 
     def render(self, arguments: str) -> str:
         """JSON ``arguments`` (an object) as parameters."""
@@ -258,6 +296,19 @@ class XmlArguments:
         if not isinstance(values, dict):
             raise ValueError(f"arguments must be a JSON object to be written as parameters, not {arguments!r}")
         return "".join(self.parameter(k, v) for k, v in values.items())
+
+
+def json_type(value: Any) -> str:
+    """The JSON type of ``value`` as a chat template names it (an integer is a number)."""
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if value is None:
+        return "null"
+    return "array" if isinstance(value, list) else "object"
 
 
 Arguments = Union[JsonArguments, CallObject, XmlArguments]
@@ -530,8 +581,26 @@ class ChatFormat:
     # inside it). Its text spelled in ordinary tokens stays reasoning, and so does a trigger that
     # is text (:class:`Text`), which prose could write. False: the marker is reasoning text too.
     calls_in_reasoning: bool = True
+    # The markers around the answer's text (Kimi-K3's response channel): the open one written
+    # right after the reasoning's close (a prompt that does not think ends in it), the close one
+    # after the text, before any tool markup. Both framing: the parser drops them.
+    answer: tuple[str, str] = ("", "")
+    # What the model writes after its answer and calls, before the end of sequence (Kimi-K3's
+    # ``<|close|>message<|sep|>``): framing, dropped.
+    turn_end: str = ""
+    # Special tokens of the model's tokenizer that its text markers are written with (Kimi-K3's
+    # ``<|open|>``, ``<|sep|>``, ``<|close|>``): the grammar matches them as their text, as it
+    # matches the markers, so the model writes a marker with them.
+    text_tokens: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        if any(self.answer) and not all(self.answer):
+            raise ValueError(f"format {self.name!r}: the answer's markers are an open and a close one, not {self.answer!r}")
+        framing = [m for m in (*self.answer, self.turn_end) if m and not is_text(m)]
+        if framing:
+            raise ValueError(f"format {self.name!r}: the answer's framing markers are text (Text), not tokens: {framing!r}")
+        if (any(self.answer) or self.turn_end) and not isinstance(self.tools.layout, MarkedCalls):
+            raise ValueError(f"format {self.name!r}: markers around the answer are read with marked calls (MarkedCalls) only")
         texts = [m for m in (self.eos, *self.stops) if is_text(m)]
         if texts:
             raise ValueError(f"format {self.name!r}: end-of-sequence markers are tokens, not text ({', '.join(map(repr, texts))})")
@@ -562,7 +631,12 @@ class ChatFormat:
     @property
     def markers(self) -> tuple[str, ...]:
         """Every marker of the output: reasoning, tool markup, end of sequence."""
-        return tuple(dict.fromkeys(m for m in (self.reasoning.open, self.reasoning.close, *self.tools.markers, self.eos, *self.stops) if m))
+        return tuple(dict.fromkeys(m for m in (self.reasoning.open, self.reasoning.close, *self.answer, *self.tools.markers, self.turn_end, self.eos, *self.stops) if m))
+
+    @property
+    def framing(self) -> tuple[str, ...]:
+        """The answer's framing markers (see ``answer`` and ``turn_end``), dropped where read."""
+        return tuple(m for m in (*self.answer, self.turn_end) if m)
 
     @property
     def token_markers(self) -> tuple[str, ...]:

@@ -19,12 +19,13 @@ import json
 from collections.abc import Mapping
 from typing import Any, Optional
 
-from ..formats.base import XmlArguments
+from ..formats.base import TYPE_NAMES, XmlArguments, json_type
 from .spaces import JSON_SPACE_RUN
 
 
 # States
-BETWEEN, KEY, BEFORE_VALUE, VALUE, DONE, FAILED = range(6)
+BETWEEN, KEY, BEFORE_VALUE, VALUE, DONE, FAILED, TYPE_NAME = range(7)
+_MAX_TYPE = max(len(t) for t in TYPE_NAMES)
 
 
 class XmlArgumentsScanner:
@@ -40,6 +41,7 @@ class XmlArgumentsScanner:
         self._chunks: list[str] = []  # the value being read
         self._tail = ""  # its last characters, where its closing tag may have begun
         self._key = ""
+        self._type: Optional[str] = None  # the type the parameter's tag names (Kimi-K3)
         self._keys: set[str] = set()
         self._out: list[str] = []  # JSON not yet handed over
 
@@ -66,7 +68,7 @@ class XmlArgumentsScanner:
         arguments when they are done)."""
         end = len(buf) if end is None else end
         xml = self._xml
-        while pos < end and self.state < DONE:
+        while pos < end and self.state not in (DONE, FAILED):
             state = self.state
             if state == BETWEEN:
                 j = JSON_SPACE_RUN.match(buf, pos, end).end()  # type: ignore[union-attr]
@@ -81,17 +83,27 @@ class XmlArgumentsScanner:
                 else:
                     self._close_object()
                     return j  # the footer or what else follows
-            elif state == KEY:
-                k = buf.find(xml.key_close, pos, end)
+            elif state in (KEY, TYPE_NAME):
+                closing = xml.key_end if state == KEY else xml.type_end
+                longest = xml.name_length if state == KEY else _MAX_TYPE
+                k = buf.find(closing, pos, end)
                 stop = end if k < 0 else k
                 self._text += buf[pos:stop]
-                if len(self._text) > xml.name_length:
-                    return self._fail(f"a parameter name longer than {xml.name_length} characters", pos)
+                if len(self._text) > longest:
+                    what = "a parameter name" if state == KEY else f"the type of the parameter {self._key!r}"
+                    return self._fail(f"{what} longer than {longest} characters", pos)
                 if k < 0:
                     # the closing text may have begun: leave its start unread
-                    keep = _partial_suffix(buf, pos, end, xml.key_close)
+                    keep = _partial_suffix(buf, pos, end, closing)
                     self._text = self._text[: len(self._text) - keep] if keep else self._text
                     return end - keep
+                pos = k + len(closing)
+                if state == TYPE_NAME:
+                    if self._text not in TYPE_NAMES:
+                        return self._fail(f"the parameter {self._key!r} has an unknown type {self._text!r}", pos)
+                    self._type = self._text
+                    self.state = BEFORE_VALUE
+                    continue
                 key = self._text
                 if not xml.readable_name(key):
                     return self._fail(f"invalid parameter name {key!r}", pos)
@@ -99,8 +111,9 @@ class XmlArgumentsScanner:
                     return self._fail(f"the parameter {key!r} is given twice", pos)
                 self._keys.add(key)
                 self._key = key
-                self.state = BEFORE_VALUE
-                pos = k + len(xml.key_close)
+                self._type = None
+                self._text = ""
+                self.state = TYPE_NAME if xml.typed else BEFORE_VALUE
             elif state == BEFORE_VALUE:
                 if not xml.value_open:
                     self.state, self._chunks, self._tail = VALUE, [], ""
@@ -157,7 +170,13 @@ class XmlArgumentsScanner:
         if pad:  # the template's framing, once on each side; the rest is the value's own
             text = text[len(pad) :] if text.startswith(pad) else text
             text = text[: -len(pad)] if text.endswith(pad) else text
-        value = _convert(text, self._properties.get(self._key))
+        if self._type is None:
+            value = _convert(text, self._properties.get(self._key))
+        elif self._type == "string":  # the tag says: the bare text
+            value = json.dumps(text, ensure_ascii=False)
+        else:  # the tag names the JSON type (read as a string where the text is none)
+            value = _convert(text, {"type": self._type})
+        self._type = None
         self._out.append(("{" if len(self._keys) == 1 else ", ") + json.dumps(self._key, ensure_ascii=False) + ": " + value)
 
     def _close_object(self) -> None:
@@ -199,9 +218,9 @@ def _types(schema: Any) -> Optional[set[str]]:
     if not isinstance(schema, Mapping):
         return None
     if "const" in schema:
-        return {_json_type(schema["const"])}
+        return {json_type(schema["const"])}
     if isinstance(schema.get("enum"), list):
-        return {_json_type(v) for v in schema["enum"]}
+        return {json_type(v) for v in schema["enum"]}
     t = schema.get("type")
     if isinstance(t, str):
         return {t}
@@ -217,18 +236,6 @@ def _types(schema: Any) -> Optional[set[str]]:
             out |= bt
         return out
     return None
-
-
-def _json_type(v: Any) -> str:
-    if isinstance(v, str):
-        return "string"
-    if isinstance(v, bool):
-        return "boolean"
-    if isinstance(v, (int, float)):
-        return "number"
-    if v is None:
-        return "null"
-    return "array" if isinstance(v, list) else "object"
 
 
 # How Python writes these values: Qwen3-Coder's chat template (and Qwen3.5's, Nemotron 3's) renders
@@ -269,6 +276,6 @@ def _json(text: str, types: Optional[set[str]]) -> Any:
             return _NOTHING
         if isinstance(value, (dict, list, str)):
             return _NOTHING
-    kind = _json_type(value)
+    kind = json_type(value)
     fits = types is None or kind in types or (kind == "number" and "integer" in types)
     return value if kind != "string" and fits else _NOTHING
