@@ -64,7 +64,7 @@ def _padded_values(schema_json: str, xml: Any, max_whitespace: Optional[int]) ->
 
     tag = {"type": "structural_tag", "format": {"type": "json_schema", "json_schema": json.loads(schema_json), "style": xml.style, "max_whitespace_cnt": max_whitespace}}
     ebnf = str(xgr.Grammar.from_structural_tag(json.dumps(tag)))
-    opening, closing = json.dumps(xml.value_open or xml.key_close), json.dumps(xml.value_close)
+    opening, closing = json.dumps(xml.value_opening), json.dumps(xml.value_close)
     padding = f"({json.dumps(xml.padding)})?" if xml.padding else '""'
     site = re.compile(re.escape(opening) + " " + _WHITESPACE + r" (\S+) " + _WHITESPACE + " " + re.escape(closing))
     ebnf = site.sub(lambda m: f"{opening} {padding} {m.group(1)} {padding} {closing}", ebnf)

@@ -599,8 +599,8 @@ class ChatFormat:
         framing = [m for m in (*self.answer, self.turn_end) if m and not is_text(m)]
         if framing:
             raise ValueError(f"format {self.name!r}: the answer's framing markers are text (Text), not tokens: {framing!r}")
-        if (any(self.answer) or self.turn_end) and not isinstance(self.tools.layout, MarkedCalls):
-            raise ValueError(f"format {self.name!r}: markers around the answer are read with marked calls (MarkedCalls) only")
+        if (any(self.answer) or self.turn_end) and not (isinstance(self.tools.layout, MarkedCalls) and is_text(self.tools.trigger)):
+            raise ValueError(f"format {self.name!r}: markers around the answer are read with marked calls (MarkedCalls) whose markers are text only")
         texts = [m for m in (self.eos, *self.stops) if is_text(m)]
         if texts:
             raise ValueError(f"format {self.name!r}: end-of-sequence markers are tokens, not text ({', '.join(map(repr, texts))})")
