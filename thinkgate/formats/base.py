@@ -349,6 +349,9 @@ class ToolCallFormat:
     # Ids thinkgate makes for this format's calls are this many random letters and digits (0:
     # ``call_`` and 24 hex digits); Mistral's templates refuse an id of any other shape.
     id_length: int = 0
+    # The number of a message's first call, where its header numbers calls ({index}) and its
+    # id is not that header (Kimi-K3 counts from 1; Kimi-K2's ids count across the conversation).
+    first_index: int = 0
 
     def __post_init__(self) -> None:
         if not isinstance(self.layout, LAYOUTS):
@@ -496,8 +499,8 @@ class ToolCallFormat:
 
     def section_text(self, calls: list[tuple[str, str]]) -> str:
         """The exact text of a tool section holding ``calls`` (``(name, arguments)`` pairs),
-        numbered from 0."""
-        return self.section_around(self.separator.join(self.call_text(n, a, i) for i, (n, a) in enumerate(calls)))
+        numbered from ``first_index``."""
+        return self.section_around(self.separator.join(self.call_text(n, a, i) for i, (n, a) in enumerate(calls, self.first_index)))
 
     def section_around(self, calls: str) -> str:
         """The section markers (and a JSON array's brackets) around the text of its calls."""

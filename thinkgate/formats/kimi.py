@@ -82,6 +82,7 @@ KIMI_K3_TOOLS = ToolCallFormat(
     section=(_opened("tools"), _closed("tools")),
     call=(Text(XTML_OPEN + 'call tool="'), _closed("call")),
     header='{name}" index="{index}"' + XTML_SEP,
+    first_index=1,
 )
 
 KIMI_K3 = ChatFormat(

@@ -89,13 +89,13 @@ class XmlArgumentsScanner:
                 k = buf.find(closing, pos, end)
                 stop = end if k < 0 else k
                 self._text += buf[pos:stop]
+                keep = _partial_suffix(buf, pos, end, closing) if k < 0 else 0
+                if keep:  # the closing text may have begun: leave its start unread
+                    self._text = self._text[: len(self._text) - keep]
                 if len(self._text) > longest:
                     what = "a parameter name" if state == KEY else f"the type of the parameter {self._key!r}"
                     return self._fail(f"{what} longer than {longest} characters", pos)
                 if k < 0:
-                    # the closing text may have begun: leave its start unread
-                    keep = _partial_suffix(buf, pos, end, closing)
-                    self._text = self._text[: len(self._text) - keep] if keep else self._text
                     return end - keep
                 pos = k + len(closing)
                 if state == TYPE_NAME:
