@@ -193,3 +193,31 @@ def test_without_a_tokenizer_the_tag_compiles_and_admits_the_turn(tokenizer):
     grammar = xgr.GrammarCompiler(info).compile_grammar(xgr.Grammar.from_structural_tag(build_structural_tag("kimi_k3", TOOLS, "required")))
     matcher = xgr.GrammarMatcher(grammar)
     assert matcher.accept_string("<|close|>response<|sep|>" + TWO_CALLS + "<|close|>message<|sep|>")
+
+
+# The cases of vLLM's Kimi-K3 tests (tool parser, reasoning parser, composed parser): the
+# output, the thinking stage its request was in, and what the message must hold.
+_O, _C, _S = "<|open|>", "<|close|>", "<|sep|>"
+PEER_CASES = [
+    ("Hello" + _C + "message" + _S, False, None, "Hello", []),
+    ("." + _C + "think" + _S + _O + "response" + _S + "天地玄黄", True, ".", "天地玄黄", []),
+    ("分析最后一句。" + _C + "think" + _S + _O + "response" + _S + "天地玄黄，宇宙洪荒。" + _C + "response" + _S + _C + "message" + _S, True, "分析最后一句。", "天地玄黄，宇宙洪荒。", []),
+    (
+        "分析。" + _C + "think" + _S + _O + "response" + _S + "先查。" + _C + "response" + _S + _O + "tools" + _S
+        + _O + 'call tool="search" index="1"' + _S + _O + 'argument key="q" type="string"' + _S + "天气" + _C + "argument" + _S
+        + _C + "call" + _S + _C + "tools" + _S + _C + "message" + _S,
+        True, "分析。", "先查。", [("search", {"q": "天气"})],
+    ),
+    (_O + "think" + _S + "step" + _C + "think" + _S + _O + "response" + _S + "answer", "auto", "step", "answer", []),
+    ("step" + _C + "think" + _S + _O + "response" + _S + "answer", True, "step", "answer", []),
+    ("unfinished reasoning", True, "unfinished reasoning", None, []),
+    ("answer", False, None, "answer", []),
+    (_O + "response" + _S + "answer", False, None, "answer", []),
+    ("OK" + _C + "response" + _S, False, None, "OK", []),
+]
+
+
+@pytest.mark.parametrize(("text", "thinking", "reasoning", "content", "calls"), PEER_CASES)
+def test_the_peers_cases(text, thinking, reasoning, content, calls):
+    m = every_split_agrees(text, format="kimi_k3", thinking=thinking)
+    assert (m.reasoning_content, m.content, _calls(m)) == (reasoning, content, calls)
