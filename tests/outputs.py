@@ -239,11 +239,12 @@ def outputs(draw, fmt: ChatFormat, thinking: bool, allow_broken: bool = False) -
     stretch = ""  # the answer's text as written up to the first markup after the reasoning
     if thinking:
         reasoning = draw(free_text(fmt, (fmt.reasoning.close, fmt.eos)))
-        text = reasoning + fmt.reasoning.close
+        # (the answer's open marker after the close, where the format writes one: Kimi-K3)
+        text = reasoning + fmt.reasoning.close + fmt.answer[0]
         # R1 habitually writes whitespace after </think>
         stretch = draw(st.sampled_from(["", "\n\n", " "]))
         text += stretch
-    content = draw(free_text(fmt, (t.section_begin, t.call_begin, fmt.eos, *fmt.stops, t.optional_begin, fmt.reasoning.open)))
+    content = draw(free_text(fmt, (t.section_begin, t.call_begin, fmt.eos, *fmt.stops, t.optional_begin, fmt.reasoning.open, *fmt.framing)))
     if not thinking:
         content = content.lstrip()
     calls = draw(st.lists(st.tuples(names, xml_arguments(fmt) if t.xml else literal_arguments(fmt) if t.literal else arguments(fmt)), max_size=4))
@@ -255,17 +256,19 @@ def outputs(draw, fmt: ChatFormat, thinking: bool, allow_broken: bool = False) -
         text += before
         # <|python_tag|> is markup before calls; with none after it, the text it was
         stretch = "" if before == t.optional_begin and calls else stretch + before
-    text += content
+    text += content + fmt.answer[1]  # the answer's close marker, where the format writes one
     stretch += content
     broken: list[int] = []
     if calls:
-        first_index = draw(st.integers(0, 100))  # Kimi-K2 numbers calls across the conversation
+        # Kimi-K2 numbers calls across the conversation, Kimi-K3 in the message
+        first_index = draw(st.integers(0, 100)) if t.call_id else t.first_index
         pieces, broken = _call_texts(draw, fmt, calls, allow_broken, first_index)
         text += t.section_around(t.separator.join(pieces))
         if (bare or any(t.array)) and broken:
             # A broken call has no end marker to stop at: the rest of the output is its text.
             broken = broken[:1]
             calls = calls[: broken[0]]
+    text += fmt.turn_end
     return Output(
         text=text,
         reasoning=reasoning or None,

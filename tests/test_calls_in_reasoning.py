@@ -165,8 +165,9 @@ def test_a_thinking_budget_never_cuts_into_a_call_begun_inside_it(tokenizer_for,
 
 
 # A required call within max_tokens: formats whose thinking ends in the answer's grammar (not
-# harmony's, whose close is followed by another message's header).
-ROOMY = [n for n in names() if get_format(n).reasoning.present and get_format(n).tools.messages is None]
+# harmony's, whose close is followed by another message's header) at a close token (reasoning
+# whose markers are text, Kimi-K3's, is held by the grammar: the reasoner makes no room there).
+ROOMY = [n for n in names() if get_format(n).reasoning.present and get_format(n).tools.messages is None and not get_format(n).text_reasoning]
 
 
 @pytest.mark.parametrize("choice", ["required", "named"])

@@ -69,11 +69,13 @@ def sample_batch(tokenizer, fmt, choice, thinking, n, seed, batch=25, via_logits
         trigger, delay = tokenizer.encode(msgs.channel + msgs.tool_channel, add_special_tokens=False), 0
     elif t.bare:  # no marker: an answer that starts with "{" is the calls
         trigger, delay = [vocab.token_id("{")], 0
-    elif is_text(t.trigger):  # a text marker: the tokens that spell it
-        trigger, delay = tokenizer.encode(t.trigger, add_special_tokens=False), 3
+    elif is_text(t.trigger):  # a text marker: the tokens that spell it (after the answer's close)
+        trigger, delay = tokenizer.encode(grammar.format.answer[1] + t.trigger, add_special_tokens=False), 3
     else:
         trigger, delay = [vocab.token_id(t.trigger)], 3
     eos = grammar.stop_ids[0]
+    # none: the answer is ended after a few tokens, with what closes it where the format writes that
+    ending = tokenizer.encode(grammar.format.answer[1] + grammar.format.turn_end, add_special_tokens=False) if grammar.format.turn_end else []
     closers = torch.tensor(sorted({*vocab.control_ids, *grammar.stop_ids, *(i for i, b in enumerate(vocab.token_bytes) if b and not b.strip(b'"}]'))}))
     # parameters written as text close with text: the walk spells it on, token by token
     closings = [tokenizer.encode(str(x), add_special_tokens=False) for x in (t.xml.value_close, t.footer, t.call_end, t.section_end) if x] if t.xml else []
@@ -104,8 +106,8 @@ def sample_batch(tokenizer, fmt, choice, thinking, n, seed, batch=25, via_logits
                 forced = constrained_steps - delay  # forced once: later calls are the walk's own
                 if choice == "auto" and 0 <= forced < len(trigger) and torch.isfinite(logits[i, trigger[forced]]):
                     tid = trigger[forced]
-                if choice == "none" and constrained_steps >= 12 and torch.isfinite(logits[i, eos]):
-                    tid = eos
+                if choice == "none" and constrained_steps >= 12:
+                    tid = _closing_token(ids[i], [ending + [eos]], torch.tensor([eos]), lambda t: bool(torch.isfinite(logits[i, t]))) or tid
                 if close_after is not None and forced >= close_after:
                     tid = _closing_token(ids[i], closings, closers, lambda t: bool(torch.isfinite(logits[i, t]))) or tid
                 assert torch.isfinite(logits[i, tid]), "sampled a masked token"

@@ -15,7 +15,11 @@ from thinkgate.formats import (
 
 
 def test_registry_names_and_engine_aliases():
-    assert names() == ["deepseek_r1", "deepseek_v3", "deepseek_v3_1", "gemma4", "glm45", "gpt_oss", "kimi_k2", "llama3_json", "minimax_m2", "mistral", "mistral_json", "qwen3", "qwen3_coder"]
+    assert names() == [
+        "deepseek_r1", "deepseek_v3", "deepseek_v3_1", "deepseek_v3_2", "deepseek_v4", "exaone4", "gemma4", "glm45", "glm47", "gpt_oss",
+        "granite4", "kimi_k2", "kimi_k3", "llama3_json", "minimax_m2", "mistral", "mistral_json", "nemotron_v2", "qwen3", "qwen3_5",
+        "qwen3_coder", "seed_oss",
+    ]
     assert get_format("deepseek_r1") is DEEPSEEK_R1
     assert get_format("deepseek_v3") is DEEPSEEK_V3
     assert get_format("deepseek_v3_1") is DEEPSEEK_V3_1

@@ -31,7 +31,8 @@ def kept_characters(fmt, message, events):
     for ev in events:
         if isinstance(ev, ToolCallEnd):
             # A format whose id is its header (Kimi-K2) keeps the call's index there.
-            index = int(ev.id.rsplit(":", 1)[1]) if t.call_id else 0
+            # (Kimi-K3 numbers a message's calls: its header keeps the call's number)
+            index = int(ev.id.rsplit(":", 1)[1]) if t.call_id else ev.index + t.first_index
             parts.append(t.call_text(ev.name, ev.arguments, index))
     # Part by part: joined, reasoning "</think" and content ">" would spell a marker again.
     return sum((_visible(p, fmt) for p in parts), Counter())

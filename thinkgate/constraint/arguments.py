@@ -64,10 +64,14 @@ def _padded_values(schema_json: str, xml: Any, max_whitespace: Optional[int]) ->
 
     tag = {"type": "structural_tag", "format": {"type": "json_schema", "json_schema": json.loads(schema_json), "style": xml.style, "max_whitespace_cnt": max_whitespace}}
     ebnf = str(xgr.Grammar.from_structural_tag(json.dumps(tag)))
-    opening, closing = json.dumps(xml.value_open or xml.key_close), json.dumps(xml.value_close)
+    # the text before a value as the style writes it: the value's opening tag, or the key's
+    # close (a typed tag's: the text after its type, or the whole close with a type's word)
+    openings = xml.value_openings
+    closing = json.dumps(xml.value_close)
     padding = f"({json.dumps(xml.padding)})?" if xml.padding else '""'
-    site = re.compile(re.escape(opening) + " " + _WHITESPACE + r" (\S+) " + _WHITESPACE + " " + re.escape(closing))
-    ebnf = site.sub(lambda m: f"{opening} {padding} {m.group(1)} {padding} {closing}", ebnf)
+    opening = "(" + "|".join(re.escape(json.dumps(o)) for o in openings) + ")"
+    site = re.compile(opening + " " + _WHITESPACE + r" (\S+) " + _WHITESPACE + " " + re.escape(closing))
+    ebnf = site.sub(lambda m: f"{m.group(1)} {padding} {m.group(2)} {padding} {closing}", ebnf)
     if re.search(_WHITESPACE + " " + re.escape(closing), ebnf):
         # a value site of a shape this rewrite does not know: refuse rather than let the parser
         # and the grammar disagree on a value

@@ -189,7 +189,8 @@ class GrammarCache:
             # a free answer (strict level 0) keeps every token, control tokens too
             no_controls=None if names_tokens(spec.tag) or spec.free_answer else ~vocab.tables.control_mask,
             reasoning_grammars=reasoning_grammars,
-            close_ids=_encode(vocab, fmt.reasoning.close) if fmt.reasoning.present else (),
+            # a spent budget forces the close, and the answer's open marker after it (Kimi-K3)
+            close_ids=_encode(vocab, fmt.reasoning.close + fmt.answer[0]) if fmt.reasoning.present else (),
             reasoning_trigger=ids.get(fmt.reasoning_trigger) if spec.choice != "none" else None,
         )
 

@@ -80,7 +80,7 @@ def layout_tag(req: TagRequest) -> Element:
     calls = more(call())
     trigger = t.trigger
     if choice == "none":
-        return req.free_text()
+        return seq([req.free_text(), *req.answer_close()])
     if choice == "auto":
         # After the trigger (the section marker, or a call's own begin where there is no
         # section) the rest of the tool calls, then nothing but the end.
@@ -95,8 +95,8 @@ def layout_tag(req: TagRequest) -> Element:
                 return seq([text_without([t.headless_begin]), optional(seq([token(begin), rest]))])
             return token_dispatch([(begin, rest)], sorted(i for i in req.control_ids if i != begin))
         content = calls if t.section_begin else seq(call_rest()[:-1] if t.call_end else call_rest())
-        return text_then_markup(trigger, content, t.markup_end, req.text_markers())
-    return seq([regex(LEADING_WHITESPACE), *around(calls)])
+        return text_then_markup(trigger, content, t.markup_end, req.text_markers(), fmt.answer[1])
+    return seq([regex(LEADING_WHITESPACE), *req.answer_close(), *around(calls)])
 
 
 # What the run-time guard follows: a call's header after its begin marker, then its JSON.
@@ -124,7 +124,7 @@ def header_nodes(fmt: Any, tools: list) -> dict:
 
 
 def answer_element(req: TagRequest, json: Element) -> Element:
-    return answer_at_start(json)
+    return seq([answer_at_start(json), *req.answer_close()])
 
 
 def answer_header(fmt: Any) -> None:

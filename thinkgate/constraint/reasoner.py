@@ -168,7 +168,7 @@ class ReasonerGrammar:
     def forcing_close(self) -> bool:
         """This step must be ``</think>`` (the thinking budget is spent)."""
         if self._text is not None:
-            return self.phase == Phase.CONSTRAINED and self._text.forcing(self.thinking_budget)
+            return self.phase == Phase.CONSTRAINED and self._text.forcing(self.thinking_budget, len(self.grammar.close_ids))
         return self.phase == Phase.THINKING and self._budget_at is not None and self._pos >= self._budget_at
 
     def _refresh(self) -> None:
@@ -322,7 +322,7 @@ class ReasonerGrammar:
         if phase == Phase.CONSTRAINED:
             matcher = self._matcher
             text = self._text
-            if text is not None and text.where != ANSWER:
+            if text is not None and (text.where != ANSWER or text.forcing(self.thinking_budget, len(self.grammar.close_ids))):
                 return self._accept_text(token_id)
             forced = self._forced_answer
             if forced is not None and token_id != forced:
@@ -360,7 +360,7 @@ class ReasonerGrammar:
         """A token while reasoning written as text may still open, or has not closed: the
         grammar reads it; the guard reads it only once the reasoning is behind."""
         text = self._text
-        if text.forcing(self.thinking_budget):
+        if text.forcing(self.thinking_budget, len(self.grammar.close_ids)):
             forced = self.grammar.close_ids[text.forced]
             if token_id != forced:
                 self._log(0, Phase.ERROR, f"token {token_id} sampled where the thinking budget forces {forced}, the end of thinking")

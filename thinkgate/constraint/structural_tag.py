@@ -20,7 +20,7 @@ from . import channel_messages, json_calls, marked_calls
 from .json_answer import answer_tag, holds_answer, prepare_answer
 from .schema import PreparedSchema, prepare
 from .schema_nodes import Node
-from .tag_elements import Markers, TagRequest, any_text, any_tokens, either, reasoning, seq, structural_tag
+from .tag_elements import Markers, TagRequest, any_text, any_tokens, const, either, reasoning, seq, structural_tag
 from ..formats.tokens import own_text
 
 DEFAULT_MAX_WHITESPACE = 8
@@ -73,9 +73,12 @@ class GrammarSpec:
         output may open it first."""
         r = self.format.reasoning
         answer = self.tag["format"]
+        # the answer's open marker follows the reasoning's close (Kimi-K3's response element;
+        # an output that does not think starts inside it, opened by the prompt)
+        opened = [const(self.format.answer[0])] if self.format.answer[0] else []
         if thinking is True:
-            return structural_tag(seq([reasoning(None, r.close), answer]))
-        return structural_tag(either([seq([reasoning(r.open, r.close), answer]), answer]))
+            return structural_tag(seq([reasoning(None, r.close), *opened, answer]))
+        return structural_tag(either([seq([reasoning(r.open, r.close), *opened, answer]), answer]))
 
     def header_nodes(self) -> dict[str, Node]:
         """Each tool's header after :attr:`call_trigger` (a regular expression, for headers that
@@ -231,6 +234,8 @@ def build_spec(
     request = TagRequest(fmt, choice, chosen, parallel_tool_calls, marks, control_ids if by_id else None, max_whitespace)
     layout = _LAYOUTS[t.layout.name]
     tag = layout.layout_tag(request) if answer is None else answer_tag(request, layout, answer)
+    if fmt.turn_end:  # what ends the turn after the answer and calls (Kimi-K3's message close)
+        tag = seq([tag, const(fmt.turn_end)])
     return GrammarSpec(fmt, choice, chosen, parallel_tool_calls, structural_tag(tag), marks.ids, answer)
 
 

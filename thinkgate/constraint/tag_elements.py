@@ -69,13 +69,15 @@ def token_dispatch(rules: list[tuple[int, Element]], exclude_tokens: list[int]) 
     return {"type": "token_dispatch", "rules": [[t, e] for t, e in rules], "loop": False, "exclude_tokens": list(exclude_tokens)}
 
 
-def text_then_markup(trigger: str, content: Element, end: str, markers: list[str]) -> Element:
+def text_then_markup(trigger: str, content: Element, end: str, markers: list[str], text_end: str = "") -> Element:
     """Free text, then (or not) ``trigger``, ``content`` and ``end`` once: the tool markup of an
     answer where it is text. The free text holds none of ``markers`` (the trigger among them) and
     ends in no piece of one (see :mod:`.free_text`), where xgrammar's triggered tags would let the
-    output end in the trigger's first characters."""
+    output end in the trigger's first characters. ``text_end``: what closes the text, markup
+    or not (Kimi-K3's response element)."""
     # (the text once, the markup optional after it: the text is the costly part to compile)
-    return seq([text_without(markers), optional(seq([const(trigger), content, const(end)]))])
+    closed = [const(text_end)] if text_end else []
+    return seq([text_without(markers), *closed, optional(seq([const(trigger), content, const(end)]))])
 
 
 def reasoning(open_text: Optional[str], close_text: str) -> Element:
@@ -149,6 +151,12 @@ class TagRequest:
         if self.control_ids is not None and not fmt.text_markers:
             return any_tokens(sorted(self.control_ids))
         return text_without(self.text_markers())
+
+    def answer_close(self) -> list[Element]:
+        """What closes the answer's text before the tool markup (Kimi-K3's ``response``
+        element), as elements: none where the format has no markers around its answer."""
+        close = self.format.answer[1]
+        return [const(close)] if close else []
 
     def text_markers(self) -> list[str]:
         """The markers free text must keep out as text: those written as text, and (where no

@@ -53,10 +53,15 @@ class TextReasoning:
         if end >= 0:
             # The token that closes the reasoning is the guard's first: what it holds past the
             # close (its last bytes, ``size`` in all) is the answer's start.
-            return TextReasoning(ANSWER), (token_id,), size - (len(text) - end - len(marks.close))
+            # (a forced close goes on with what the budget forces after it: see forcing)
+            return TextReasoning(ANSWER, forced=self.forced), (token_id,), size - (len(text) - end - len(marks.close))
         keep = len(marks.close) - 1
-        return replace(self, seen=text[len(text) - keep :] if keep else b"", tokens=self.tokens + count), (), 0
+        return replace(self, seen=text[-keep:] if keep else b"", tokens=self.tokens + count), (), 0
 
-    def forcing(self, budget: int | None) -> bool:
-        """Whether the budget is spent inside the reasoning: the close is forced now."""
+    def forcing(self, budget: int | None, forced_tokens: int = 0) -> bool:
+        """Whether the budget is spent inside the reasoning: the close is forced now; or the
+        close was forced, and the rest of the ``forced_tokens`` it forces (the answer's open
+        marker after it, Kimi-K3's) are still to come."""
+        if self.where == ANSWER:
+            return 0 < self.forced < forced_tokens
         return self.where == THINKING and budget is not None and self.tokens >= budget

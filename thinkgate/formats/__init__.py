@@ -23,7 +23,7 @@ from .deepseek import DEEPSEEK_R1, DEEPSEEK_V3, DEEPSEEK_V3_1, DEEPSEEK_V3_2, DE
 from .gemma import GEMMA4
 from .glm import GLM45, GLM47
 from .harmony import GPT_OSS
-from .kimi import KIMI_K2
+from .kimi import KIMI_K2, KIMI_K3
 from .llama import LLAMA3_JSON
 from .minimax import MINIMAX_M2
 from .mistral import MISTRAL, MISTRAL_JSON
@@ -56,6 +56,7 @@ __all__ = [
     "GRANITE4",
     "GPT_OSS",
     "KIMI_K2",
+    "KIMI_K3",
     "LLAMA3_JSON",
     "MINIMAX_M2",
     "MISTRAL",

@@ -43,6 +43,10 @@ INDEX = "{index}"  # the call's number, digits the model writes (Kimi-K2: ``func
 # An id the model may write after ``id_marker`` (Mistral: ``NAME[CALL_ID]a1b2c3d4e[ARGS]``); the
 # parser reads it as the call's id, and a grammar never has the model write one.
 CALL_ID = "{call_id}"
+# The JSON type of a parameter's value, written in its tag (Kimi-K3: ``type="number"``).
+TYPE = "{type}"
+# The names a parameter's type is written with, by the JSON type of its value.
+TYPE_NAMES = ("string", "number", "integer", "boolean", "null", "object", "array")
 
 
 @dataclass(frozen=True)
@@ -223,18 +227,18 @@ class XmlArguments:
         <arg_key>city</arg_key>
         <arg_value>Paris</arg_value>
 
-    Where the template types each value in its tag (DeepSeek V3.2's DSML), ``string_key_close``
-    closes the key of a string value and ``key_close`` that of any other value; the parser then
-    reads the type from the tag, not the schema: a string is its text verbatim, any other value
-    JSON::
+    Where the template names each value's type in its tag, ``key_close`` holds the ``{type}``
+    placeholder and ``type_words`` says which word stands for which JSON type (the type's name
+    where it has none). A value tagged a string is its text verbatim, any other JSON. Kimi-K3
+    names the type, DeepSeek V3.2's DSML only whether the value is a string::
 
-        <｜DSML｜parameter name="city" string="true">Paris</｜DSML｜parameter>
+        <|open|>argument key="city" type="string"<|sep|>Paris<|close|>argument<|sep|>
         <｜DSML｜parameter name="days" string="false">3</｜DSML｜parameter>
 
     ``style`` names xgrammar's JSON-schema style that enforces the same text. A value is its text
     verbatim but for ``padding`` once on each side (the template's framing); the grammar lets no
     other whitespace stand around a value, so what the parser reads is what the grammar held to
-    the schema.
+    the schema. ``after`` is what the template writes after each parameter.
     """
 
     style: str
@@ -244,12 +248,13 @@ class XmlArguments:
     value_open: str = ""
     between: str = ""
     padding: str = ""
-    # What the chat template writes after each parameter (GLM-4.7: nothing); readers and the
-    # grammar take any short whitespace there.
+    # What the chat template writes after each parameter (GLM-4.7, Kimi-K3: nothing); readers
+    # and the grammar take any short whitespace there.
     after: str = "\n"
-    # The key's close for a string value where the tag says a value's type (empty: one close,
-    # ``key_close``, for every value, typed by the tool's schema).
-    string_key_close: str = ""
+    # Typed tags (``{type}`` in ``key_close``): the word written for each JSON type, as
+    # ``(type, word)`` pairs, where it is not the type's name (DSML: ``true`` for a string,
+    # ``false`` for any other).
+    type_words: tuple[tuple[str, str], ...] = ()
     # What a parameter's name may be (the parser reads no other; a schema with another
     # property name is refused for these formats), and how long.
     name_pattern: str = r"[^\s<>\"'/=]+"
@@ -264,25 +269,61 @@ class XmlArguments:
         identifiers, as xgrammar's XML styles write them, no longer than a readable name."""
         return f"^[A-Za-z_][A-Za-z0-9_]{{0,{self.name_length - 1}}}$"
 
-    @property
-    def typed(self) -> bool:
-        """Whether the tag says a value's type (a string's key has a close of its own)."""
-        return bool(self.string_key_close)
+    def __post_init__(self) -> None:
+        if self.key_close.count(TYPE) > 1 or self.key_close.endswith(TYPE):
+            raise ValueError(f"key_close holds the {TYPE} placeholder at most once, with text after it: {self.key_close!r}")
 
     @property
-    def key_closes(self) -> tuple[str, ...]:
-        """The closes a key may have: ``key_close``, and a string value's where it has its own."""
-        return (self.key_close, self.string_key_close) if self.typed else (self.key_close,)
+    def typed(self) -> bool:
+        """Whether a parameter's tag names its value's JSON type (the ``{type}`` placeholder)."""
+        return TYPE in self.key_close
+
+    @property
+    def key_end(self) -> str:
+        """The text that ends a parameter's name (before its type, where the tag names one)."""
+        return self.key_close.partition(TYPE)[0]
+
+    @property
+    def type_end(self) -> str:
+        """The text after a parameter's type name (empty where the tag names no type)."""
+        return self.key_close.partition(TYPE)[2]
+
+    @property
+    def value_openings(self) -> tuple[str, ...]:
+        """The texts that may stand right before a value (and its padding): its opening tag, or
+        the key's close (a typed tag's: the text after its type, or the whole close with a
+        type's word, as a grammar may write either)."""
+        if self.value_open:
+            return (self.value_open,)
+        return (self.type_end, *self.tag_closes) if self.typed else (self.key_close,)
 
     @property
     def markers(self) -> tuple[str, ...]:
-        return tuple(m for m in (self.key_open, self.key_close, self.string_key_close, self.value_open, self.value_close) if m)
+        return tuple(m for m in (self.key_open, self.key_end, self.type_end, self.value_open, self.value_close) if m)
+
+    def word(self, kind: str) -> str:
+        """The word a typed tag writes for JSON type ``kind``."""
+        return dict(self.type_words).get(kind, kind)
+
+    def types_of(self, word: str) -> tuple[str, ...]:
+        """The JSON types a typed tag's ``word`` stands for (empty: no type's word)."""
+        return tuple(t for t in TYPE_NAMES if self.word(t) == word)
+
+    @property
+    def tag_closes(self) -> tuple[str, ...]:
+        """Every text a key's tag may close with (``key_close`` with each type's word)."""
+        if not self.typed:
+            return (self.key_close,)
+        return tuple(dict.fromkeys(self.key_close.replace(TYPE, self.word(t)) for t in TYPE_NAMES))
+
+    def key_tag(self, key: str, value: Any) -> str:
+        """A parameter's tag up to its value, for ``value`` (whose JSON type it may name)."""
+        return self.key_open + key + self.key_close.replace(TYPE, self.word(json_type(value)))
 
     def parameter(self, key: str, value: Any) -> str:
         """One parameter as the model's chat template writes it."""
         text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-        close = self.string_key_close if isinstance(value, str) and self.typed else self.key_close
-        return self.key_open + key + close + self.between + self.value_open + self.padding + text + self.padding + self.value_close + self.after
+        return self.key_tag(key, value) + self.between + self.value_open + self.padding + text + self.padding + self.value_close + self.after
 
     def render(self, arguments: str) -> str:
         """JSON ``arguments`` (an object) as parameters."""
@@ -362,6 +403,19 @@ class LiteralArguments:
         return self.value(values)
 
 
+def json_type(value: Any) -> str:
+    """The JSON type of ``value`` as a chat template names it (an integer is a number)."""
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if value is None:
+        return "null"
+    return "array" if isinstance(value, list) else "object"
+
+
 Arguments = Union[JsonArguments, CallObject, XmlArguments, LiteralArguments]
 
 
@@ -400,6 +454,9 @@ class ToolCallFormat:
     # Ids thinkgate makes for this format's calls are this many random letters and digits (0:
     # ``call_`` and 24 hex digits); Mistral's templates refuse an id of any other shape.
     id_length: int = 0
+    # The number of a message's first call, where its header numbers calls ({index}) and its
+    # id is not that header (Kimi-K3 counts from 1; Kimi-K2's ids count across the conversation).
+    first_index: int = 0
 
     def __post_init__(self) -> None:
         if not isinstance(self.layout, LAYOUTS):
@@ -555,8 +612,8 @@ class ToolCallFormat:
 
     def section_text(self, calls: list[tuple[str, str]]) -> str:
         """The exact text of a tool section holding ``calls`` (``(name, arguments)`` pairs),
-        numbered from 0."""
-        return self.section_around(self.separator.join(self.call_text(n, a, i) for i, (n, a) in enumerate(calls)))
+        numbered from ``first_index``."""
+        return self.section_around(self.separator.join(self.call_text(n, a, i) for i, (n, a) in enumerate(calls, self.first_index)))
 
     def section_around(self, calls: str) -> str:
         """The section markers (and a JSON array's brackets) around the text of its calls."""
@@ -640,8 +697,26 @@ class ChatFormat:
     # inside it). Its text spelled in ordinary tokens stays reasoning, and so does a trigger that
     # is text (:class:`Text`), which prose could write. False: the marker is reasoning text too.
     calls_in_reasoning: bool = True
+    # The markers around the answer's text (Kimi-K3's response channel): the open one written
+    # right after the reasoning's close (a prompt that does not think ends in it), the close one
+    # after the text, before any tool markup. Both framing: the parser drops them.
+    answer: tuple[str, str] = ("", "")
+    # What the model writes after its answer and calls, before the end of sequence (Kimi-K3's
+    # ``<|close|>message<|sep|>``): framing, dropped.
+    turn_end: str = ""
+    # Special tokens of the model's tokenizer that its text markers are written with (Kimi-K3's
+    # ``<|open|>``, ``<|sep|>``, ``<|close|>``): the grammar matches them as their text, as it
+    # matches the markers, so the model writes a marker with them.
+    text_tokens: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        if any(self.answer) and not all(self.answer):
+            raise ValueError(f"format {self.name!r}: the answer's markers are an open and a close one, not {self.answer!r}")
+        framing = [m for m in (*self.answer, self.turn_end) if m and not is_text(m)]
+        if framing:
+            raise ValueError(f"format {self.name!r}: the answer's framing markers are text (Text), not tokens: {framing!r}")
+        if (any(self.answer) or self.turn_end) and not (isinstance(self.tools.layout, MarkedCalls) and is_text(self.tools.trigger)):
+            raise ValueError(f"format {self.name!r}: markers around the answer are read with marked calls (MarkedCalls) whose markers are text only")
         texts = [m for m in (self.eos, *self.stops) if is_text(m)]
         if texts:
             raise ValueError(f"format {self.name!r}: end-of-sequence markers are tokens, not text ({', '.join(map(repr, texts))})")
@@ -672,7 +747,12 @@ class ChatFormat:
     @property
     def markers(self) -> tuple[str, ...]:
         """Every marker of the output: reasoning, tool markup, end of sequence."""
-        return tuple(dict.fromkeys(m for m in (self.reasoning.open, self.reasoning.close, *self.tools.markers, self.eos, *self.stops) if m))
+        return tuple(dict.fromkeys(m for m in (self.reasoning.open, self.reasoning.close, *self.answer, *self.tools.markers, self.turn_end, self.eos, *self.stops) if m))
+
+    @property
+    def framing(self) -> tuple[str, ...]:
+        """The answer's framing markers (see ``answer`` and ``turn_end``), dropped where read."""
+        return tuple(m for m in (*self.answer, self.turn_end) if m)
 
     @property
     def token_markers(self) -> tuple[str, ...]:

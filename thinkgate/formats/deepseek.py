@@ -22,7 +22,7 @@ it reads both). Reasoning is ``<think>…</think>``: the prompt ends in ``<think
 templates' default) or ``</think>``.
 """
 
-from .base import ChatFormat, ChatMarkers, MarkedCalls, ReasoningFormat, Text, ToolCallFormat, XmlArguments
+from .base import TYPE_NAMES, ChatFormat, ChatMarkers, MarkedCalls, ReasoningFormat, Text, ToolCallFormat, XmlArguments
 
 TOOL_CALLS_BEGIN = "<｜tool▁calls▁begin｜>"
 TOOL_CALLS_END = "<｜tool▁calls▁end｜>"
@@ -115,8 +115,9 @@ INVOKE_END = Text(f"</{DSML}invoke>\n")
 DSML_PARAMETERS = XmlArguments(
     style="deepseek_xml",
     key_open=f'<{DSML}parameter name="',
-    key_close='" string="false">',
-    string_key_close='" string="true">',
+    key_close='" string="{type}">',
+    # the tag says only whether the value is a string: true, else false
+    type_words=tuple((t, "true" if t == "string" else "false") for t in TYPE_NAMES),
     value_close=f"</{DSML}parameter>",
 )
 

@@ -5,9 +5,27 @@ id ``functions.NAME:INDEX``.
 ``{"city": "Paris"}<|tool_call_end|><|tool_calls_section_end|>``. The header is also the call's id:
 Kimi's chat template writes ``tool_call.id`` back in that place, so the id must round-trip.
 K2-Thinking thinks in ``<think>…</think>``, opened by the model itself.
+
+Kimi-K3 writes its turn in XTML elements, each opened ``<|open|>TAG ATTRS<|sep|>`` and closed
+``<|close|>TAG<|sep|>`` (the three are special tokens, the tag names and attributes text): its
+thinking, then its answer in a ``response`` element, then its calls in a ``tools`` element, one
+``call`` each (numbered from 1, back to back), one typed ``argument`` per key, a string as its
+bare text and any other value as JSON::
+
+    <|open|>think<|sep|>…<|close|>think<|sep|><|open|>response<|sep|>Let me look.<|close|>response<|sep|>
+    <|open|>tools<|sep|><|open|>call tool="get_weather" index="1"<|sep|>
+    <|open|>argument key="city" type="string"<|sep|>Paris<|close|>argument<|sep|>
+    <|open|>argument key="days" type="number"<|sep|>3<|close|>argument<|sep|>
+    <|close|>call<|sep|><|close|>tools<|sep|><|close|>message<|sep|><|end_of_msg|>
+
+(one line, here broken for reading). Its chat template thinks unless ``thinking`` is false, and
+ends the prompt in ``<|open|>think<|sep|>``, or in ``<|open|>response<|sep|>`` when not thinking.
+Its markers are several tokens each, so they are text (:class:`~.base.Text`) here, written with
+the special tokens ``text_tokens`` names. The template escapes ``&`` and ``"`` in a tag's
+attributes: parameter names here hold neither.
 """
 
-from .base import ChatFormat, MarkedCalls, ReasoningFormat, ToolCallFormat
+from .base import ChatFormat, MarkedCalls, ReasoningFormat, Text, ToolCallFormat, XmlArguments
 
 TOOL_CALLS_SECTION_BEGIN = "<|tool_calls_section_begin|>"
 TOOL_CALLS_SECTION_END = "<|tool_calls_section_end|>"
@@ -36,4 +54,47 @@ KIMI_K2 = ChatFormat(
     description="Kimi-K2 / K2-Thinking: <|tool_call_begin|>functions.NAME:0<|tool_call_argument_begin|>{JSON} calls",
 )
 
-FORMATS = (KIMI_K2,)
+# Kimi-K3 (XTML)
+XTML_OPEN = "<|open|>"
+XTML_CLOSE = "<|close|>"
+XTML_SEP = "<|sep|>"
+END_OF_MSG = "<|end_of_msg|>"
+
+
+def _opened(tag: str) -> Text:
+    return Text(XTML_OPEN + tag + XTML_SEP)
+
+
+def _closed(tag: str) -> Text:
+    return Text(XTML_CLOSE + tag + XTML_SEP)
+
+
+KIMI_K3_TOOLS = ToolCallFormat(
+    layout=MarkedCalls(),
+    arguments=XmlArguments(
+        style="kimi_k3_xml",
+        key_open=XTML_OPEN + 'argument key="',
+        key_close='" type="{type}"' + XTML_SEP,
+        value_close=_closed("argument"),
+        after="",
+        name_pattern=r"[^\s<>\"'/=&|]+",
+    ),
+    section=(_opened("tools"), _closed("tools")),
+    call=(Text(XTML_OPEN + 'call tool="'), _closed("call")),
+    header='{name}" index="{index}"' + XTML_SEP,
+    first_index=1,
+)
+
+KIMI_K3 = ChatFormat(
+    name="kimi_k3",
+    reasoning=ReasoningFormat(open=_opened("think"), close=_closed("think"), default_thinking=True, toggle="thinking"),
+    tools=KIMI_K3_TOOLS,
+    eos=END_OF_MSG,
+    answer=(_opened("response"), _closed("response")),
+    turn_end=_closed("message"),
+    text_tokens=(XTML_OPEN, XTML_CLOSE, XTML_SEP),
+    aliases=("kimik3", "kimi-k3", "kimi_k3_xtml"),
+    description='Kimi-K3: <|open|>call tool="NAME" index="1"<|sep|><|open|>argument key="K" type="T"<|sep|>V<|close|>argument<|sep|>… XTML calls, <|open|>think<|sep|> reasoning',
+)
+
+FORMATS = (KIMI_K2, KIMI_K3)

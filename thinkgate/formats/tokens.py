@@ -93,12 +93,12 @@ def _thinking_from_text(prompt_token_ids: Sequence[int], tokenizer: Any, fmt: Ch
         raise ValueError(f"format {fmt.name!r} writes its reasoning markers as text: reading the thinking stage needs a tokenizer that decodes")
     r = fmt.reasoning
     # enough tokens to hold either marker spelled one character a token, and its whitespace
-    k = max(len(r.open), len(r.close)) + _MAX_TRAILING_SPACE_TOKENS
+    k = max(len(r.open), len(r.close), len(fmt.answer[0])) + _MAX_TRAILING_SPACE_TOKENS
     tail = tokenizer.decode(list(prompt_token_ids[-k:]), skip_special_tokens=False).rstrip()
     if tail.endswith(r.open):
         return True
-    if tail.endswith(r.close):
-        return False
+    if tail.endswith(r.close) or (fmt.answer[0] and tail.endswith(fmt.answer[0])):
+        return False  # (a prompt that opens the answer itself does not think: Kimi-K3's)
     return r.default_thinking
 
 
@@ -194,11 +194,12 @@ class TextReasoningIds:
 
 def written_as_text(fmt: ChatFormat | None = None) -> frozenset[str]:
     """What ``fmt`` writes as text (every registered format's, without one), so that a
-    tokenizer's added token of that text stays text: text markers, and the tags of arguments
-    written as parameters."""
+    tokenizer's added token of that text stays text: text markers (and the special tokens they
+    are written with), and the tags of arguments written as parameters."""
     out: set[str] = set()
     for f in (fmt,) if fmt is not None else (get_format(name) for name in names()):
         out.update(f.text_markers)
+        out.update(f.text_tokens)
         if f.tools.xml is not None:
             out.update(f.tools.xml.markers)
     return frozenset(out)

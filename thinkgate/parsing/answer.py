@@ -38,9 +38,11 @@ class AnswerStages:
         self.headless = headless
         self._start_headless = start_headless
         markers = (*self.tool_markers, headless)
-        self._in_content = MarkerSet(self._stops if driver.verbatim else (*markers, *self._stops))
+        # the answer's framing (Kimi-K3's response element around it): markup, dropped
+        self._framing = () if driver.verbatim else fmt.framing
+        self._in_content = MarkerSet(self._stops if driver.verbatim else (*markers, *self._framing, *self._stops))
         self._calls_after_content = calls_after_content
-        self._in_content_only = self._in_content if calls_after_content else MarkerSet(self._stops)
+        self._in_content_only = self._in_content if calls_after_content else MarkerSet((*self._framing, *self._stops))
         self.section_return = Stage.CONTENT  # where reading goes back to after the calls
         # A tool block's text while no call has begun in it: a block that holds none is given
         # back whole, markers and all (it was no tool block).
@@ -87,7 +89,7 @@ class AnswerStages:
         p, m = d.emit_until(markers, buf, pos, credits, d.say)
         if m is None:
             return p
-        if m in self._stops:
+        if m in self._stops or m in self._framing:
             d.take(credits, m)
             return p + len(m)
         if d.content_seen and not self._calls_after_content:

@@ -1,5 +1,4 @@
-"""A tool call's arguments written as XML-like parameters (Qwen3-Coder, GLM, MiniMax-M2, DeepSeek
-DSML), read as they arrive
+"""A tool call's arguments written as XML-like parameters (Qwen3-Coder, GLM), read as they arrive
 and turned into the JSON object they stand for.
 
 The scanner has the interface of :class:`~thinkgate.parsing.json_scanner.JsonScanner` that the
@@ -11,9 +10,7 @@ tag is left unread (``feed`` returns before it) so the machine carries it to the
 
 A value's type comes from the tool's schema: a property that can only be a string is the bare
 text; otherwise the text is read as JSON, and as a string when it is none (which is also what
-the value is when the schema is not known). Where the tag says the type (DeepSeek's DSML:
-``string="true"`` or ``string="false"``), the tag decides: a string is its text verbatim, any
-other value JSON.
+the value is when the schema is not known).
 """
 
 from __future__ import annotations
@@ -22,14 +19,13 @@ import json
 from collections.abc import Mapping
 from typing import Any, Optional
 
-from ..formats.base import XmlArguments
+from ..formats.base import XmlArguments, json_type
 from .spaces import JSON_SPACE_RUN
 
 
 # States
-BETWEEN, KEY, BEFORE_VALUE, VALUE, DONE, FAILED = range(6)
-# A value's type where its tag says it (XmlArguments.typed)
-STRING, JSON = "string", "json"
+BETWEEN, KEY, BEFORE_VALUE, VALUE, DONE, FAILED, TYPE_NAME = range(7)
+_MAX_TYPE = 32  # the longest word a typed tag may write for a value's type
 
 
 class XmlArgumentsScanner:
@@ -45,7 +41,7 @@ class XmlArgumentsScanner:
         self._chunks: list[str] = []  # the value being read
         self._tail = ""  # its last characters, where its closing tag may have begun
         self._key = ""
-        self._typed: Optional[str] = None  # the value's type as its tag says it (typed formats)
+        self._type: Optional[str] = None  # the word the parameter's tag names its type with (Kimi-K3, DSML)
         self._keys: set[str] = set()
         self._out: list[str] = []  # JSON not yet handed over
 
@@ -72,7 +68,7 @@ class XmlArgumentsScanner:
         arguments when they are done)."""
         end = len(buf) if end is None else end
         xml = self._xml
-        while pos < end and self.state < DONE:
+        while pos < end and self.state not in (DONE, FAILED):
             state = self.state
             if state == BETWEEN:
                 j = JSON_SPACE_RUN.match(buf, pos, end).end()  # type: ignore[union-attr]
@@ -87,17 +83,27 @@ class XmlArgumentsScanner:
                 else:
                     self._close_object()
                     return j  # the footer or what else follows
-            elif state == KEY:
-                k, close = _first_of(buf, pos, end, xml.key_closes)
+            elif state in (KEY, TYPE_NAME):
+                closing = xml.key_end if state == KEY else xml.type_end
+                longest = xml.name_length if state == KEY else _MAX_TYPE
+                k = buf.find(closing, pos, end)
                 stop = end if k < 0 else k
                 self._text += buf[pos:stop]
-                if len(self._text) > xml.name_length:
-                    return self._fail(f"a parameter name longer than {xml.name_length} characters", pos)
+                keep = _partial_suffix(buf, pos, end, closing) if k < 0 else 0
+                if keep:  # the closing text may have begun: leave its start unread
+                    self._text = self._text[: len(self._text) - keep]
+                if len(self._text) > longest:
+                    what = "a parameter name" if state == KEY else f"the type of the parameter {self._key!r}"
+                    return self._fail(f"{what} longer than {longest} characters", pos)
                 if k < 0:
-                    # the closing text may have begun: leave its start unread
-                    keep = max(_partial_suffix(buf, pos, end, c) for c in xml.key_closes)
-                    self._text = self._text[: len(self._text) - keep] if keep else self._text
                     return end - keep
+                pos = k + len(closing)
+                if state == TYPE_NAME:
+                    if not xml.types_of(self._text):
+                        return self._fail(f"the parameter {self._key!r} has an unknown type {self._text!r}", pos)
+                    self._type = self._text
+                    self.state = BEFORE_VALUE
+                    continue
                 key = self._text
                 if not xml.readable_name(key):
                     return self._fail(f"invalid parameter name {key!r}", pos)
@@ -105,10 +111,9 @@ class XmlArgumentsScanner:
                     return self._fail(f"the parameter {key!r} is given twice", pos)
                 self._keys.add(key)
                 self._key = key
-                # where the tag says the type: a string (its own close) or JSON; else the schema
-                self._typed = (STRING if close == xml.string_key_close else JSON) if xml.typed else None
-                self.state = BEFORE_VALUE
-                pos = k + len(close)
+                self._type = None
+                self._text = ""
+                self.state = TYPE_NAME if xml.typed else BEFORE_VALUE
             elif state == BEFORE_VALUE:
                 if not xml.value_open:
                     self.state, self._chunks, self._tail = VALUE, [], ""
@@ -165,12 +170,11 @@ class XmlArgumentsScanner:
         if pad:  # the template's framing, once on each side; the rest is the value's own
             text = text[len(pad) :] if text.startswith(pad) else text
             text = text[: -len(pad)] if text.endswith(pad) else text
-        if self._typed == STRING:
-            value = _typed_string(text, self._properties.get(self._key))
-        elif self._typed == JSON:
-            value = _typed_json(text, self._properties.get(self._key))
-        else:
+        if self._type is None:
             value = _convert(text, self._properties.get(self._key))
+        else:
+            value = _typed(text, self._xml.types_of(self._type), self._properties.get(self._key))
+        self._type = None
         self._out.append(("{" if len(self._keys) == 1 else ", ") + json.dumps(self._key, ensure_ascii=False) + ": " + value)
 
     def _close_object(self) -> None:
@@ -183,18 +187,47 @@ class XmlArgumentsScanner:
         return pos
 
 
-def _first_of(buf: str, pos: int, end: int, tags: tuple[str, ...]) -> tuple[int, str]:
-    """Where the first of ``tags`` in ``buf[pos:end]`` starts, and which (``-1`` when none does)."""
-    found = [(k, tag) for tag in tags for k in (buf.find(tag, pos, end),) if k >= 0]
-    return min(found, key=lambda f: (f[0], -len(f[1]))) if found else (-1, "")
-
-
 def _partial_suffix(buf: str, pos: int, end: int, tag: str) -> int:
     """How many characters at the end of ``buf[pos:end]`` are a proper prefix of ``tag``."""
     for n in range(min(len(tag) - 1, end - pos), 0, -1):
         if tag.startswith(buf[end - n : end]):
             return n
     return 0
+
+
+def _typed(text: str, tag: tuple[str, ...], schema: Any) -> str:
+    """A value whose tag names its type (``tag``: the JSON types the tag's word stands for): a
+    string is its text verbatim, anything else JSON; where the schema is known and disagrees
+    (which no grammar lets through), the value is read as the schema says, so the call keeps
+    what the model wrote."""
+    if tag == ("string",):
+        return _typed_string(text, schema)
+    return _typed_json(text, schema if _types(schema) is not None else {"type": list(tag)})
+
+
+def _typed_string(text: str, schema: Any) -> str:
+    """A value its tag says is a string (DSML's ``string="true"``): its text verbatim, unless the
+    schema allows no string (a model writing ``string="true">42`` for an integer, which no
+    grammar lets through): then it is read as the schema says."""
+    types = _types(schema)
+    if types is not None and "string" not in types:
+        return _convert(text, schema)
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _typed_json(text: str, schema: Any) -> str:
+    """A value its tag says is JSON (DSML's ``string="false"``): the JSON value where it is one
+    of a type the schema allows (any, where the schema does not say); else the text read as the
+    schema says (``null`` for a string is the text ``"null"``, text that is no JSON a string),
+    so the call keeps what the model wrote."""
+    try:
+        value = json.loads(text, strict=False)
+    except ValueError:
+        return _convert(text, schema)
+    types, kind = _types(schema), json_type(value)
+    if types is None or kind in types or (kind == "number" and "integer" in types):
+        return json.dumps(value, ensure_ascii=False)
+    return _convert(text, schema)
 
 
 def _properties(parameters: Optional[Mapping[str, Any]]) -> dict[str, Any]:
@@ -218,9 +251,9 @@ def _types(schema: Any) -> Optional[set[str]]:
     if not isinstance(schema, Mapping):
         return None
     if "const" in schema:
-        return {_json_type(schema["const"])}
+        return {json_type(schema["const"])}
     if isinstance(schema.get("enum"), list):
-        return {_json_type(v) for v in schema["enum"]}
+        return {json_type(v) for v in schema["enum"]}
     t = schema.get("type")
     if isinstance(t, str):
         return {t}
@@ -236,18 +269,6 @@ def _types(schema: Any) -> Optional[set[str]]:
             out |= bt
         return out
     return None
-
-
-def _json_type(v: Any) -> str:
-    if isinstance(v, str):
-        return "string"
-    if isinstance(v, bool):
-        return "boolean"
-    if isinstance(v, (int, float)):
-        return "number"
-    if v is None:
-        return "null"
-    return "array" if isinstance(v, list) else "object"
 
 
 # How Python writes these values: Qwen3-Coder's chat template (and Qwen3.5's, Nemotron 3's) renders
@@ -272,31 +293,6 @@ def _convert(text: str, schema: Any) -> str:
 _NOTHING = object()
 
 
-def _typed_string(text: str, schema: Any) -> str:
-    """A value its tag says is a string (DSML's ``string="true"``): its text verbatim, unless the
-    schema allows no string (a model writing ``string="true">42`` for an integer, which no
-    grammar lets through): then it is read as the schema says."""
-    types = _types(schema)
-    if types is not None and "string" not in types:
-        return _convert(text, schema)
-    return json.dumps(text, ensure_ascii=False)
-
-
-def _typed_json(text: str, schema: Any) -> str:
-    """A value its tag says is JSON (DSML's ``string="false"``): the JSON value where it is one
-    of a type the schema allows (any, where the schema does not say); else the text read as the
-    schema says (``null`` for a string is the text ``"null"``, text that is no JSON a string),
-    so the call keeps what the model wrote."""
-    try:
-        value = json.loads(text, strict=False)
-    except ValueError:
-        return _convert(text, schema)
-    types, kind = _types(schema), _json_type(value)
-    if types is None or kind in types or (kind == "number" and "integer" in types):
-        return json.dumps(value, ensure_ascii=False)
-    return _convert(text, schema)
-
-
 def _json(text: str, types: Optional[set[str]]) -> Any:
     """``text`` read as JSON when it is a value of one of ``types`` other than a string (any
     type, ``types`` None); where the schema allows no string, a number, boolean or null may be
@@ -313,6 +309,6 @@ def _json(text: str, types: Optional[set[str]]) -> Any:
             return _NOTHING
         if isinstance(value, (dict, list, str)):
             return _NOTHING
-    kind = _json_type(value)
+    kind = json_type(value)
     fits = types is None or kind in types or (kind == "number" and "integer" in types)
     return value if kind != "string" and fits else _NOTHING
