@@ -1,8 +1,8 @@
 """Guaranteed validity (design.md invariant 1): seeded random-logit sampling under the grammar,
 with the real DeepSeek tokenizer, parses into calls whose arguments validate.
 
-Default run: 4 samples per format × tool_choice, thinking in half of them (the whole suite keeps within
-ten minutes). ``python -m pytest -m slow -s
+Default run: 4 samples per format under two of the four tool_choices in turn (one that must
+call, one that may not), thinking in half of them (the whole suite keeps within ten minutes). ``python -m pytest -m slow -s
 tests/test_constraint_sampling.py`` runs 2,000 per format × tool_choice and prints the table
 (``THINKGATE_SAMPLES`` changes the count)."""
 
@@ -42,9 +42,14 @@ def thinking_modes(fmt):
     return [t for t in THINKING if THINKING[t] is False or get_format(fmt).reasoning.present]
 
 
-# The default run: every format under every tool_choice, a thinking format thinking under
-# required and auto and not under named and none (the long runs take every mode).
-FORMAT_CHOICE_THINKING = [(f, c, thinking_modes(f)[(i + 1) % len(thinking_modes(f))]) for f in FORMATS for i, c in enumerate(CHOICES)]
+# The default run: every format under two tool_choices, one that must call (required, named)
+# and one that may not (auto, none), the pairs alternating from format to format, so every
+# choice is walked for half the formats; a thinking format thinks under required and auto. The
+# long runs (-m slow) take every format under every choice, in every mode.
+_PAIRS = (("required", "auto"), ("named", "none"))
+FORMAT_CHOICE_THINKING = [
+    (f, c, thinking_modes(f)[(list(CHOICES).index(c) + 1) % len(thinking_modes(f))]) for k, f in enumerate(FORMATS) for c in _PAIRS[k % 2]
+]
 SCHEMAS = {t["function"]["name"]: t["function"]["parameters"] for t in REALISTIC}
 VALIDATOR = {n: jsonschema.Draft202012Validator(s, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER) for n, s in SCHEMAS.items()}
 MAX_TOKENS = 600
