@@ -134,9 +134,9 @@ def test_the_guard_bounds_strings_in_calls_that_have_no_markers(llama_tokenizer,
 
 
 def test_random_sampling_gives_valid_calls_several_of_them_in_turn(llama_tokenizer):
-    samples = sample_batch(llama_tokenizer, "llama3_json", "required", "off", n=30, seed=zlib.crc32(b"llama-parallel"))
+    samples = sample_batch(llama_tokenizer, "llama3_json", "required", "off", n=12, seed=zlib.crc32(b"llama-parallel"))
     verdicts = check(llama_tokenizer, "llama3_json", "required", "off", samples)
-    assert set(verdicts) <= {"valid", "unterminated"} and verdicts["valid"] >= 27, verdicts
+    assert set(verdicts) <= {"valid", "unterminated"} and verdicts["valid"] >= 10, verdicts
     counts = []
     for ids, g in samples:
         if g.is_terminated():

@@ -176,9 +176,9 @@ def test_the_guard_bounds_strings_of_every_item(mistral_json_tokenizer, before):
 
 def test_random_sampling_gives_valid_arrays_of_several_calls(mistral_json_tokenizer):
     tok = mistral_json_tokenizer
-    samples = sample_batch(tok, "mistral_json", "required", "off", n=30, seed=zlib.crc32(b"mistral-array"))
+    samples = sample_batch(tok, "mistral_json", "required", "off", n=12, seed=zlib.crc32(b"mistral-array"))
     verdicts = check(tok, "mistral_json", "required", "off", samples)
-    assert set(verdicts) <= {"valid", "unterminated"} and verdicts["valid"] >= 27, verdicts
+    assert set(verdicts) <= {"valid", "unterminated"} and verdicts["valid"] >= 10, verdicts
     counts = [len(parse(tok.decode(ids[:-1]), format="mistral_json").tool_calls) for ids, g in samples if g.is_terminated()]
     assert max(counts) >= 2  # the separator and the guard's second item are exercised
 

@@ -160,9 +160,9 @@ def test_glm_parameter_tags_are_special_tokens_the_grammar_lets_through(glm_toke
 @pytest.mark.parametrize("fmt", XML_FORMATS, ids=lambda f: f.name)
 def test_random_sampling_gives_valid_calls_several_of_them_in_turn(tokenizer_for, fmt):
     tok = tokenizer_for(fmt.name)
-    samples = sample_batch(tok, fmt.name, "required", "off", n=30, seed=zlib.crc32(fmt.name.encode()))
+    samples = sample_batch(tok, fmt.name, "required", "off", n=12, seed=zlib.crc32(fmt.name.encode()))
     verdicts = check(tok, fmt.name, "required", "off", samples)
-    assert set(verdicts) <= {"valid", "unterminated"} and verdicts["valid"] >= 27, verdicts
+    assert set(verdicts) <= {"valid", "unterminated"} and verdicts["valid"] >= 10, verdicts
     counts = [len(parse(tok.decode(ids[:-1]), format=fmt, thinking=False).tool_calls) for ids, g in samples if g.is_terminated()]
     assert max(counts) >= 2
 
