@@ -15,7 +15,7 @@ from sglang.srt.sampling.custom_logit_processor import CustomLogitProcessor
 
 from schemas import GET_WEATHER, SET_ALARM
 from thinkgate.demo import build_tiny_model
-from thinkgate.formats import get_format, names
+from thinkgate.formats import LiteralArguments, get_format, names
 from thinkgate.integrations.sglang import ThinkgateLogitProcessor, custom_params, register
 
 TOOLS = [GET_WEATHER, SET_ALARM]
@@ -106,6 +106,9 @@ def test_detectors_parse_through_function_call_parser(fmt):
     # JSON arguments come back as written; parameters (tagged_xml) as thinkgate writes their JSON
     ascii_escapes = fmt.tools.xml is None
     args = [json.dumps({"city": "Paris", "days": 2}), json.dumps({"time": "07:30", "label": "a<｜}```"}, ensure_ascii=ascii_escapes)]
+    literal = fmt.tools.arguments
+    if isinstance(literal, LiteralArguments):  # Gemma 4: the literal comes back as JSON, keys in its order
+        args = [json.dumps({k: v[k] for k in literal.order(v)}, ensure_ascii=False) for v in map(json.loads, args)]
     # Llama 3.x (bare_json): an answer is calls or text, so no text comes before the calls
     said = "" if fmt.tools.bare else "Sure. "  # the space before the markup is the model's: kept
     text = said + fmt.tools.section_text([("get_weather", args[0]), ("set_alarm", args[1])])
@@ -129,7 +132,8 @@ def test_detectors_parse_through_function_call_parser(fmt):
     assert [joined[i] for i in sorted(joined)] == args
     # The structure SGLang is told: one call as the whole markup, split around its arguments
     info = parser.detector.structure_info()("get_weather")
-    body = fmt.tools.xml.render(args[0]) if fmt.tools.xml is not None else args[0]
+    render = getattr(fmt.tools.arguments, "render", None)  # parameters or a literal: as the model writes them
+    body = render(args[0]) if render is not None else args[0]
     assert info.begin + body + info.end == fmt.tools.section_text([("get_weather", args[0])])
     assert info.begin.startswith(info.trigger) and info.trigger
     if fmt.tools.bare:

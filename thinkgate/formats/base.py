@@ -565,9 +565,10 @@ class ToolCallFormat:
         """The marker that closes the tool markup (empty where a call ends with its JSON)."""
         return self.section_end or self.call_end
 
-    def header_text(self, name: str, index: int = 0) -> str:
-        """The exact header the model writes for tool ``name`` as call ``index``."""
-        values = {"sep": self.sep, "name": name, "index": str(index), "id": ""}
+    def header_text(self, name: str, index: Optional[int] = None) -> str:
+        """The exact header the model writes for tool ``name`` as call ``index`` (by default the
+        first: ``first_index``)."""
+        values = {"sep": self.sep, "name": name, "index": str(self.first_index if index is None else index), "id": ""}
         return "".join(values.get(kind, text) for kind, text in template_parts(self.header))
 
     def header_pattern(self, name: str) -> str:
@@ -581,15 +582,15 @@ class ToolCallFormat:
         own = ", " + json.dumps(self.id_key) + ": " + json.dumps(call_id) if call_id and self.id_key else ""
         return "{" + json.dumps(self.name_key) + ": " + json.dumps(name) + ", " + json.dumps(self.arguments_key) + ": " + arguments + own + "}"
 
-    def call_text(self, name: str, arguments: str, index: int = 0, call_id: str = "") -> str:
-        """The exact text of one call, markers included."""
+    def call_text(self, name: str, arguments: str, index: Optional[int] = None, call_id: str = "") -> str:
+        """The exact text of one call, markers included (call ``index``, by default the first)."""
         if self.xml is not None:
             arguments = self.xml.render(arguments)
         elif self.literal is not None:
             arguments = self.literal.render(arguments)
         return self._call_around(name, arguments, index, call_id)
 
-    def _call_around(self, name: str, arguments: str, index: int = 0, call_id: str = "") -> str:
+    def _call_around(self, name: str, arguments: str, index: Optional[int] = None, call_id: str = "") -> str:
         if self.call_object_layout:
             body = self.call_object(name, arguments, call_id)
         else:
