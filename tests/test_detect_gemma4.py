@@ -4,18 +4,13 @@
 turns ``<|turn>ROLE\\n…<turn|>\\n``, and with ``enable_thinking`` off (the default) a generation
 prompt that closes an empty ``<|channel>thought\\n<channel|>``."""
 
+from test_gemma4 import ARG_MACRO
 from thinkgate import detect
 from thinkgate.formats import GEMMA4
 
 GEMMA4_TEMPLATE = (
-    "{%- macro arg(v) -%}"
-    "{%- if v is string -%}{{ '<|\"|>' + v + '<|\"|>' }}"
-    "{%- elif v is boolean -%}{{ 'true' if v else 'false' }}"
-    "{%- elif v is mapping -%}{{ '{' }}{%- for k, x in v | dictsort -%}{% if not loop.first %},{% endif %}{{ k }}:{{ arg(x) }}{%- endfor -%}{{ '}' }}"
-    "{%- elif v is sequence -%}[{%- for x in v -%}{{ arg(x) }}{% if not loop.last %},{% endif %}{%- endfor -%}]"
-    "{%- else -%}{{ v }}{%- endif -%}"
-    "{%- endmacro -%}"
-    "{{ bos_token }}"
+    ARG_MACRO
+    + "{{ bos_token }}"
     "{%- if (enable_thinking is defined and enable_thinking) or tools -%}"
     "<|turn>system\n"
     "{%- if enable_thinking is defined and enable_thinking -%}<|think|>{%- endif -%}"

@@ -21,7 +21,7 @@ Q = '<|"|>'
 # The template's call writing, as its macros do it: keys sorted, nested keys bare, a string
 # between the delimiter, a boolean as true/false, a mapping in braces, a list in brackets,
 # anything else as Jinja prints it.
-CALL_TEMPLATE = (
+ARG_MACRO = (
     "{%- macro arg(v) -%}"
     "{%- if v is string -%}{{ '<|\"|>' + v + '<|\"|>' }}"
     "{%- elif v is boolean -%}{{ 'true' if v else 'false' }}"
@@ -29,7 +29,10 @@ CALL_TEMPLATE = (
     "{%- elif v is sequence -%}[{%- for x in v -%}{{ arg(x) }}{% if not loop.last %},{% endif %}{%- endfor -%}]"
     "{%- else -%}{{ v }}{%- endif -%}"
     "{%- endmacro -%}"
-    "{%- for c in calls -%}<|tool_call>call:{{ c.name }}{{ '{' }}"
+)
+CALL_TEMPLATE = (
+    ARG_MACRO
+    + "{%- for c in calls -%}<|tool_call>call:{{ c.name }}{{ '{' }}"
     "{%- for k, v in c.arguments | dictsort -%}{% if not loop.first %},{% endif %}{{ k }}:{{ arg(v) }}{%- endfor -%}"
     "}<tool_call|>{%- endfor -%}"
 )
