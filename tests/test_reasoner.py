@@ -1,5 +1,7 @@
 """ReasonerGrammar phases, budget, rollback and errors; the batch masker."""
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 import torch
@@ -196,7 +198,10 @@ def test_a_fault_inside_one_request_ends_that_request_alone(tokenizer, monkeypat
     monkeypatch.setattr(broken._matcher, "fill_next_token_bitmask", explode)
     failed = FailedRequest(g.stop_ids, "the grammar did not compile")
     logits = torch.zeros(3, V)
-    BatchMasker(V, 3)([broken, healthy, failed], logits)
+    masker = BatchMasker(V, 3)
+    # the two tool-phase rows are filled in one call of xgrammar's; where that call fails, row by row
+    monkeypatch.setattr(masker, "_batch", SimpleNamespace(batch_fill_next_token_bitmask=explode))
+    masker([broken, healthy, failed], logits)
     assert broken.phase == Phase.ERROR and "IndexError: a fault" in broken.error
     for row in (0, 2):
         assert torch.isfinite(logits[row]).nonzero().flatten().tolist() == list(g.stop_ids)

@@ -10,14 +10,17 @@ kernel on a 129k-token row, see ``benchmarks/step_overhead.py``); a row that all
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
-from typing import Optional
+from typing import Any, Optional
 
 import numpy as np
 import torch
 import xgrammar as xgr
 
 from .reasoner import ReasonerGrammar
+
+log = logging.getLogger("thinkgate.constraint")
 from .vocabulary import bitmask_words
 
 # From this share of all-ones words on, xgrammar's CPU kernel (which skips them) is faster
@@ -31,13 +34,16 @@ class BatchMasker:
     """Applies the bitmasks of a batch of :class:`ReasonerGrammar` s to logits ``[B, V]``.
 
     ``V`` may exceed the tokenizer's vocabulary (padded model vocabularies): those ids are never
-    allowed in a masked row. A step in which no request needs a mask touches no tensor.
+    allowed in a masked row. A step in which no request needs a mask touches no tensor. Rows in
+    the tool phase's common state are filled by xgrammar in one call (its threads, without the
+    GIL), the rest one by one.
     """
 
-    def __init__(self, vocab_size: int, max_batch: int = 1):
+    def __init__(self, vocab_size: int, max_batch: int = 1, threads: int | str = "auto"):
         self.vocab_size = vocab_size
         self._bitmask = xgr.allocate_token_bitmask(max(max_batch, 1), vocab_size)
-        self._neg: dict[tuple, torch.Tensor] = {}
+        self._batch = xgr.BatchGrammarMatcher(max_threads=threads)
+        self._device: Optional[DeviceBitmask] = None
         self.last_rows: list[int] = []  # rows masked by the last call (for tests and metrics)
 
     def _rows(self, batch: int) -> torch.Tensor:
@@ -47,25 +53,111 @@ class BatchMasker:
 
     def __call__(self, grammars: Sequence[Optional[ReasonerGrammar]], logits: torch.Tensor) -> torch.Tensor:
         """Mask ``logits`` in place (rows of ``None`` and of thinking requests are untouched)."""
-        fill: list[int] = []
+        single: list[int] = []
+        plain: list[int] = []
         eos_rows: list[int] = []
         for i, g in enumerate(grammars):
             if g is not None:
                 if g.needs_bitmask:
-                    fill.append(i)
+                    (plain if g.plain else single).append(i)
                 elif g.blocks_eos:
                     eos_rows.append(i)
-        self.last_rows = fill
-        if eos_rows:
+        return self.mask(grammars, logits, single, plain, eos_rows)
+
+    def mask(
+        self,
+        grammars: Sequence[Optional[ReasonerGrammar]],
+        logits: torch.Tensor,
+        single: list[int],
+        plain: list[int],
+        eos_rows: Sequence[int] = (),
+    ) -> torch.Tensor:
+        """Mask the rows named: ``single`` filled one by one, ``plain`` (see
+        :attr:`ReasonerGrammar.plain`) together, ``eos_rows`` with only the stop ids cleared."""
+        if len(eos_rows):
             # one tokenizer per batch, so one set of stop ids
             clear_ids(logits, eos_rows, grammars[eos_rows[0]].grammar.stop_ids)
-        if not fill:
+        if not single and not plain:
+            self.last_rows = []
             return logits
+        self.last_rows = sorted(single + plain) if plain and single else list(plain or single)
         bitmask = self._rows(len(grammars))
-        applied = [i for i in fill if grammars[i].fill_bitmask(bitmask, i)]
+        if len(plain) == 1:
+            single, plain = single + plain, []
+        applied = [i for i in single if grammars[i].fill_bitmask(bitmask, i)]
+        if plain:
+            try:
+                self._batch.batch_fill_next_token_bitmask([grammars[i].matcher for i in plain], bitmask, plain)
+            except Exception:  # one by one, where a fault ends its own request alone
+                log.exception("thinkgate: filling the batch's bitmask failed; the rows are filled one by one")
+                applied += [i for i in plain if grammars[i].fill_bitmask(bitmask, i)]
+            else:
+                words = bitmask.numpy()
+                for i in plain:
+                    grammars[i].finish_row(words[i])
+                applied += plain  # a row the grammar leaves all open costs the apply a skim
         if applied:
-            apply_bitmask(logits, bitmask, applied, self.vocab_size)
+            if logits.device.type != "cpu":
+                if self._device is None or self._device.device != logits.device:
+                    self._device = DeviceBitmask(logits.device)
+                self._device.apply(logits, bitmask, applied, self.vocab_size)
+            else:
+                apply_bitmask(logits, bitmask, applied, self.vocab_size)
         return logits
+
+
+class DeviceBitmask:
+    """The bitmask's way to an accelerator. Only the masked rows travel, packed, from pinned
+    host memory without blocking the host (a pageable copy waits for the device); on the device
+    they are scattered to their rows of a resident bitmask and applied by xgrammar's kernel. Two
+    pinned buffers alternate, and a buffer is refilled only once the copy that read it has
+    finished (an event per buffer), so the host never writes under a copy in flight.
+    """
+
+    def __init__(self, device: torch.device, pin: Optional[bool] = None):
+        self.device = device
+        self.pin = torch.cuda.is_available() if pin is None else pin
+        self._host: list[Optional[torch.Tensor]] = [None, None]  # [rows, 1 + words]: row index, then its mask
+        self._events: list[Any] = [None, None]
+        self._dev: Optional[torch.Tensor] = None  # [rows, 1 + words] on the device
+        self._mask: Optional[torch.Tensor] = None  # [batch, words] on the device
+        self._turn = 0
+
+    def _host_buffer(self, rows: int, words: int) -> torch.Tensor:
+        k = self._turn
+        event = self._events[k]
+        if event is not None:
+            event.synchronize()  # the copy that last read this buffer is done
+            self._events[k] = None
+        host = self._host[k]
+        if host is None or host.shape[0] < rows or host.shape[1] != words + 1:
+            host = self._host[k] = torch.empty((max(rows, 1), words + 1), dtype=torch.int32, pin_memory=self.pin)
+        return host
+
+    def apply(self, logits: torch.Tensor, bitmask: torch.Tensor, rows: list[int], vocab_size: int) -> None:
+        n, words = len(rows), bitmask.shape[1]
+        host = self._host_buffer(n, words)
+        index = torch.tensor(rows, dtype=torch.long)
+        host[:n, 0] = index
+        host[:n, 1:].copy_(bitmask.index_select(0, index))
+        if self._dev is None or self._dev.shape[0] < n or self._dev.shape[1] != words + 1:
+            self._dev = torch.empty((max(n, 1), words + 1), dtype=torch.int32, device=self.device)
+        packed = self._dev[:n]
+        packed.copy_(host[:n], non_blocking=self.pin)
+        if self.pin:
+            event = torch.cuda.Event()
+            event.record()
+            self._events[self._turn] = event
+        self._turn ^= 1
+        batch = logits.shape[0]
+        if self._mask is None or self._mask.shape[0] < batch or self._mask.shape[1] != words:
+            self._mask = torch.empty((batch, words), dtype=torch.int32, device=self.device)
+        at = packed[:, 0].long()
+        self._mask.index_copy_(0, at, packed[:, 1:])
+        width = logits.shape[-1]
+        xgr.apply_token_bitmask_inplace(logits, self._mask[:batch], vocab_size=min(width, vocab_size), indices=at.int())
+        if width > vocab_size:
+            logits[at, vocab_size:] = float("-inf")
 
 
 def apply_bitmask(logits: torch.Tensor, bitmask: torch.Tensor, rows: list[int], vocab_size: int) -> None:
@@ -73,8 +165,8 @@ def apply_bitmask(logits: torch.Tensor, bitmask: torch.Tensor, rows: list[int], 
     width = logits.shape[-1]
     n = min(width, vocab_size)
     if logits.device.type != "cpu":
-        mask = bitmask.to(logits.device, non_blocking=True)
-        xgr.apply_token_bitmask_inplace(logits, mask, vocab_size=n, indices=rows)
+        DeviceBitmask(logits.device).apply(logits, bitmask, rows, vocab_size)
+        return
     else:
         # numpy, not torch: one thread, so no intra-op thread hand-off on a busy machine.
         array = _numpy(logits) if logits.dtype in _NUMPY_DTYPES else None

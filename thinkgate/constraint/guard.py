@@ -20,6 +20,7 @@ decides them, so a state seen before costs a dictionary lookup and two vectorise
 from __future__ import annotations
 
 import json
+import operator
 import re
 from collections.abc import Mapping
 from typing import Optional
@@ -70,12 +71,11 @@ class Cursor:
 
     def copy(self) -> Cursor:
         c = Cursor.__new__(Cursor)
-        for name in Cursor.__slots__:
-            setattr(c, name, getattr(self, name))
+        c.restore(_STATE(self))
         return c
 
     def state(self) -> tuple:
-        return tuple(getattr(self, name) for name in Cursor.__slots__)
+        return _STATE(self)
 
     def restore(self, state: tuple) -> None:
         for name, value in zip(Cursor.__slots__, state):
@@ -241,6 +241,10 @@ class Cursor:
         self.node = None
 
 
+_MAX_VERDICTS = 1 << 18
+_STATE = operator.attrgetter(*Cursor.__slots__)  # one C call per token, not one per slot
+
+
 def _decode_key(raw: bytes) -> str:
     try:
         return json.loads(b'"' + raw + b'"')
@@ -255,12 +259,14 @@ class MaskCache:
         self.tables = tables
         self.token_bytes = token_bytes
         self._masks: dict[tuple, np.ndarray] = {}
+        self._verdicts: dict[tuple, bool] = {}
         fb = tables.first_byte
         special = tables.special_ids
         quotes = np.array([token_bytes[i].count(b'"') for i in special], dtype=np.int64)
         # Tokens with two or more quotes can close one string and open another: checked one by
         # one at every step (there are few), never cached.
         self.multi_quote = special[quotes >= 2]
+        self._multi_word, self._multi_bit = self.multi_quote >> 5, self.multi_quote & 31
         self.single = special[quotes < 2]
         self.single_quote = special[quotes == 1]
         self.hex_first = np.flatnonzero(np.isin(fb, np.array(sorted(_HEX))))
@@ -275,10 +281,41 @@ class MaskCache:
             self.close_prefix.setdefault(data[: data.index(b'"')], []).append(int(i))
 
     def get(self, key: tuple, cursor: Cursor) -> np.ndarray:
-        mask = self._masks.get(key)
-        if mask is None:
-            mask = self._masks[key] = self._compute(cursor)
-        return mask
+        """The tokens to keep (not the bad ones: a row is ANDed with it, no inversion per step)."""
+        keep = self._masks.get(key)
+        if keep is None:
+            keep = self._masks[key] = ~self._compute(cursor)
+        return keep
+
+    def keep_short(self, room: int, escaped: bool) -> np.ndarray:
+        """The tokens to keep with ``room`` characters left in a bounded string (after a
+        backslash: the first byte ends the escape, which was counted at the backslash)."""
+        key = ("room", room, escaped)
+        keep = self._masks.get(key)
+        if keep is None:
+            over = self.tables.over
+            if escaped:
+                keep = ~(over[min(room + 1, len(over) - 1)] & ~self.u_first_mask)
+            else:
+                keep = ~over[room]
+            self._masks[key] = keep
+        return keep
+
+    def breaks(self, state: tuple, cursor: Cursor, token: int) -> bool:
+        """Whether a token of several quotes breaks a rule read from ``cursor`` (whose state is
+        ``state``): a verdict remembered by state, since a batch's rows and a schema's calls
+        pass the same states again and again."""
+        key = (state, token)
+        bad = self._verdicts.get(key)
+        if bad is None:
+            if len(self._verdicts) >= _MAX_VERDICTS:
+                self._verdicts.clear()
+            bad = self._verdicts[key] = cursor.copy().read(self.token_bytes[token], check=True) < 0
+        return bad
+
+    def multi_allowed(self, row: np.ndarray) -> np.ndarray:
+        """The tokens of two or more quotes that ``row`` allows."""
+        return self.multi_quote[(row[self._multi_word] >> self._multi_bit) & 1 != 0]
 
     def _compute(self, cursor: Cursor) -> np.ndarray:
         t = self.tables
@@ -493,9 +530,9 @@ class ArgumentsGuard:
         """Clear, in one bitmask row (int32 words), the tokens that would break the arguments'
         strings. Returns whether the row was touched."""
         if self.mode == RAW:
-            row &= ~self._tables.surrogate_mask
+            row &= self._tables.keep_surrogate
             if self._hbuf == b"\xed":
-                row &= ~self._tables.after_ed_mask
+                row &= self._tables.keep_after_ed
             return True
         if self.mode != ARGS:
             return False
@@ -512,20 +549,18 @@ class ArgumentsGuard:
             key = (c.in_string, c.esc, c.hexbuf, c.pending_high, room, need, c.last_byte == 0xED)
         else:
             key = (0, _shape(c.stack))
-        row &= ~self._cache.get(key, c)
+        cache = self._cache
+        row &= cache.get(key, c)
         if c.in_string == 1 and c.esc == 0 and c.stack and c.stack[-1][4]:
             self._clear_duplicate_keys(row, c)
         if room is not None and c.esc != 2:
-            if c.esc == 0:
-                row &= ~t.over[max(room, 0)]
-            else:
-                # The first byte ends the escape, which was counted at its backslash.
-                row &= ~(t.over[min(max(room, 0) + 1, len(t.over) - 1)] & ~self._cache.u_first_mask)
-        multi = self._cache.multi_quote
-        allowed = (row[multi >> 5] >> (multi & 31)) & 1
-        for i in multi[allowed != 0]:
-            if c.copy().read(self._token_bytes[i], check=True) < 0:
-                row[i >> 5] &= ~np.int32(np.uint32(1 << (int(i) & 31)).view(np.int32))
+            row &= cache.keep_short(max(room, 0), c.esc != 0)
+        allowed = cache.multi_allowed(row)
+        if len(allowed):
+            state = _STATE(c)
+            for i in allowed:
+                if cache.breaks(state, c, int(i)):
+                    row[i >> 5] &= ~np.int32(np.uint32(1 << (i & 31)).view(np.int32))
         return True
 
     def _clear_duplicate_keys(self, row: np.ndarray, c: Cursor) -> None:

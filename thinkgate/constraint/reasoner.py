@@ -180,6 +180,9 @@ class ReasonerGrammar:
         self.blocks_eos = self.phase == Phase.THINKING and self.block_eos_while_thinking and not forcing
         # Thinking tokens that need no look: all but </think> and (when blocked) the stop tokens.
         self._free = self.phase == Phase.THINKING and not forcing
+        # The tool phase's common step: the matcher's mask, the guard's, nothing forced (the
+        # batch masker fills these rows together, and accept_token takes a short path).
+        self.plain = self.phase == Phase.CONSTRAINED and self._text is None and self._answer_forced_from is None and self.needs_bitmask
 
     def _answer_free(self) -> bool:
         """Strict level 0 under "auto", outside thinking: the grammar admits every token, so no
@@ -245,11 +248,45 @@ class ReasonerGrammar:
                 self._refresh()
             return True
         try:
+            if self.plain and self._matcher.accept_token(token_id):
+                # _accept's CONSTRAINED branch with nothing forced, the flags unchanged unless done
+                if self._guard is not None:
+                    self._guard.accept(token_id)
+                self._entries.append((self._pos, Phase.CONSTRAINED, self.error, 1, 1, self._pending, self._tail, self._think_start, self._thought, None, None))
+                self._pos += 1
+                if self._matcher.is_terminated():
+                    self.phase = Phase.DONE
+                    self._refresh()
+                return True
             return self._accept(token_id)
         except Exception as e:  # a fault of the matcher or the guard: this request's, not the batch's
             log.exception("thinkgate: accepting token %s failed; the request ends", token_id)
             self._log(0, Phase.ERROR, f"internal error while accepting token {token_id}: {type(e).__name__}: {e}")
             return False
+
+    def advance_free(self, n: int) -> None:
+        """Count ``n`` thinking tokens that the caller has checked hold none of :attr:`watch`
+        and do not reach :attr:`budget_stop` (a batch looks at all its rows' tokens at once)."""
+        self._pos += n
+
+    @property
+    def watch(self) -> frozenset:
+        """The tokens that end the free-thinking fast path (:attr:`free`)."""
+        return self._watch
+
+    @property
+    def free(self) -> bool:
+        """Thinking, nothing forced: a token outside :attr:`watch` only counts."""
+        return self._free
+
+    @property
+    def budget_stop(self) -> int:
+        """The position at which ``</think>`` is forced (-1: none)."""
+        return self._budget_stop
+
+    @property
+    def position(self) -> int:
+        return self._pos
 
     def _accept(self, token_id: int) -> bool:
         phase = self.phase
@@ -458,12 +495,32 @@ class ReasonerGrammar:
             nxt = self._open_ids[k]
             words[nxt >> 5] |= np.int32(np.uint32(1 << (nxt & 31)).view(np.int32))
             need = True
+        return self._guarded(words) or need
+
+    def _guarded(self, words: np.ndarray) -> bool:
+        """The guard's part of a row the matcher filled; whether it touched the row."""
         if self._guard is not None and self._guard.restrict(words):
-            need = True
             if not words.any():
                 self._fail("no token can continue the arguments within the schema's bounds")
-                _only(row, self.grammar.stop_ids)
-        return bool(need)
+                _only(torch.from_numpy(words), self.grammar.stop_ids)
+            return True
+        return False
+
+    def finish_row(self, words: np.ndarray) -> None:
+        """Complete a :attr:`plain` row that the matcher filled with the others of its batch
+        (``words``: the row's int32 words, changed in place). Never raises."""
+        try:
+            if self.grammar.no_controls is not None:
+                words &= self.grammar.no_controls
+            self._guarded(words)
+        except Exception as e:
+            log.exception("thinkgate: filling the bitmask failed; the request ends")
+            self._fail(f"internal error while masking: {type(e).__name__}: {e}")
+            _only(torch.from_numpy(words), self.grammar.stop_ids)
+
+    @property
+    def matcher(self) -> Optional[xgr.GrammarMatcher]:
+        return self._matcher
 
 
 class FailedRequest:
@@ -474,6 +531,8 @@ class FailedRequest:
     phase = Phase.ERROR
     needs_bitmask = True
     blocks_eos = False
+    plain = False
+    free = False
     thinking = None
 
     def __init__(self, stop_ids: Iterable[int], error: str) -> None:

@@ -150,6 +150,9 @@ class TokenTables:
         ]
         self.empty = pack((), size)
         self.control_mask = pack(control_ids, size)
+        # what a row is ANDed with (the inversions done once, not per step)
+        self.keep_surrogate = ~self.surrogate_mask
+        self.keep_after_ed = ~self.after_ed_mask
 
 
 _VOCABULARIES: dict[tuple, Vocabulary] = {}
