@@ -12,6 +12,7 @@ from .structural_tag import DEFAULT_MAX_WHITESPACE, build_structural_tag
 _LAZY = {
     "BatchMasker": "batch",
     "apply_bitmask": "batch",
+    "BatchSteps": "batch_steps",
     "GrammarCache": "compiled",
     "ToolGrammar": "compiled",
     "compile_tool_grammar": "compiled",

@@ -249,20 +249,29 @@ class ReasonerGrammar:
             return True
         try:
             if self.plain and self._matcher.accept_token(token_id):
-                # _accept's CONSTRAINED branch with nothing forced, the flags unchanged unless done
-                if self._guard is not None:
-                    self._guard.accept(token_id)
-                self._entries.append((self._pos, Phase.CONSTRAINED, self.error, 1, 1, self._pending, self._tail, self._think_start, self._thought, None, None))
-                self._pos += 1
-                if self._matcher.is_terminated():
-                    self.phase = Phase.DONE
-                    self._refresh()
-                return True
+                return self.matched(token_id)
             return self._accept(token_id)
         except Exception as e:  # a fault of the matcher or the guard: this request's, not the batch's
             log.exception("thinkgate: accepting token %s failed; the request ends", token_id)
-            self._log(0, Phase.ERROR, f"internal error while accepting token {token_id}: {type(e).__name__}: {e}")
+            self.fail_internal(token_id, e)
             return False
+
+    def fail_internal(self, token_id: int, e: Exception) -> None:
+        """A fault while accepting ``token_id``: this request ends (the batch goes on)."""
+        self._log(0, Phase.ERROR, f"internal error while accepting token {token_id}: {type(e).__name__}: {e}")
+
+    def matched(self, token_id: int) -> bool:
+        """The rest of accepting a token in a :attr:`plain` state, after the matcher accepted it
+        (alone, or with a batch's others): _accept's CONSTRAINED branch with nothing forced, the
+        flags unchanged unless the output is done."""
+        if self._guard is not None:
+            self._guard.accept(token_id)
+        self._entries.append((self._pos, Phase.CONSTRAINED, self.error, 1, 1, self._pending, self._tail, self._think_start, self._thought, None, None))
+        self._pos += 1
+        if self._matcher.is_terminated():
+            self.phase = Phase.DONE
+            self._refresh()
+        return True
 
     def advance_free(self, n: int) -> None:
         """Count ``n`` thinking tokens that the caller has checked hold none of :attr:`watch`
@@ -500,7 +509,7 @@ class ReasonerGrammar:
     def _guarded(self, words: np.ndarray) -> bool:
         """The guard's part of a row the matcher filled; whether it touched the row."""
         if self._guard is not None and self._guard.restrict(words):
-            if not words.any():
+            if not np.count_nonzero(words):
                 self._fail("no token can continue the arguments within the schema's bounds")
                 _only(torch.from_numpy(words), self.grammar.stop_ids)
             return True

@@ -11,10 +11,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Optional
 
+import numpy as np
 import torch
 from transformers import LogitsProcessor, LogitsProcessorList
 
-from ..constraint import BatchMasker, Phase, ReasonerGrammar, compile_tool_grammar
+from ..constraint import BatchSteps, Phase, ReasonerGrammar, compile_tool_grammar
 from ..formats import ChatFormat, get_format
 from ..formats.templates import apply_chat_template
 from ..parsing import Message, StreamParser
@@ -67,17 +68,21 @@ class ToolCallLogitsProcessor(LogitsProcessor):
         self.vocab_size = self._grammars[0].vocab.size if self._grammars else 0
         self.stop_ids = sorted({i for g in self._grammars for i in g.stop_ids})
         self.requests: list[Optional[ReasonerGrammar]] = [None] * len(rows)
-        self._finished = [False] * len(rows)
-        self._generated = [0] * len(rows)
+        n = len(rows)
+        self._finished = np.zeros(n, dtype=bool)
+        self._generated = np.zeros(n, dtype=np.int64)
+        # a row at its own token limit may only end (no limit: never)
+        self._limit = np.array([r.max_new_tokens - 1 if r.max_new_tokens is not None else np.iinfo(np.int64).max for r in rows], dtype=np.int64)
+        self._stop_rows = [i for i, r in enumerate(rows) if r.stop]  # rows with stop strings, looked at one by one
+        self._stop_ids = np.array(self.stop_ids, dtype=np.int64)
         self._limited: dict[int, int] = {}  # row -> where its token limit forced end-of-sequence
         self._stopped: set[int] = set()  # rows that wrote a stop string (end-of-sequence forced next)
         self.on_finish = on_finish
         self._prompt_width = 0
-        self._masker: Optional[BatchMasker] = None
+        self._steps: Optional[BatchSteps] = None
 
     def _start(self, input_ids: torch.Tensor) -> None:
         self._prompt_width = input_ids.shape[1]
-        self._masker = BatchMasker(self.vocab_size, len(self.rows))
         for i, (row, grammar) in enumerate(zip(self.rows, self._grammars)):
             prompt = input_ids[i, self._prompt_width - self.prompt_lengths[i] :].tolist()
             self.requests[i] = ReasonerGrammar(
@@ -87,6 +92,7 @@ class ToolCallLogitsProcessor(LogitsProcessor):
                 thinking_budget=row.thinking_budget,
                 max_tokens=row.max_new_tokens,
             )
+        self._steps = BatchSteps(self.requests, self.vocab_size)
 
     def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
         if input_ids.shape[0] != len(self.rows):
@@ -94,34 +100,36 @@ class ToolCallLogitsProcessor(LogitsProcessor):
                 f"the batch has {input_ids.shape[0]} rows but the processor was built for {len(self.rows)} "
                 "(beam search and num_return_sequences > 1 are not supported)"
             )
-        if self._masker is None:
+        steps = self._steps
+        if steps is None:
             self._start(input_ids)
+            steps = self._steps
         else:
-            last = input_ids[:, -1].tolist()
-            for i, req in enumerate(self.requests):
-                if self._finished[i]:
-                    continue
-                self._generated[i] += 1
-                req.accept_token(last[i])
-                row = self.rows[i]
-                if row.stop:  # only the last tokens can have completed one
-                    tail = input_ids[i, max(self._prompt_width, input_ids.shape[1] - stop_window(row.stop)) :].tolist()
-                    if stop_in_tail(self.tokenizer, tail, row.stop):
+            # Every row at once: a thinking row costs a few numpy operations, not a Python step.
+            last = input_ids[:, -1].cpu().numpy()
+            active = ~self._finished
+            self._generated += active
+            stepped = steps.accept(last)
+            ended = active & np.isin(last, self._stop_ids)
+            for i in stepped:
+                if self.requests[i].is_terminated():
+                    ended[i] = True
+            for i in self._stop_rows:  # only the last tokens can have completed one
+                if active[i]:
+                    tail = input_ids[i, max(self._prompt_width, input_ids.shape[1] - stop_window(self.rows[i].stop)) :].tolist()
+                    if stop_in_tail(self.tokenizer, tail, self.rows[i].stop):
                         self._stopped.add(i)
-                if last[i] in self.stop_ids or req.is_terminated() or i in self._stopped:
-                    self._finished[i] = True
-                    if self.on_finish is not None:
-                        self.on_finish(i)
-        active = [None if self._finished[i] else req for i, req in enumerate(self.requests)]
-        self._masker(active, scores)
-        # A row at its own token limit may only end.
-        at_limit = [
-            i
-            for i, row in enumerate(self.rows)
-            if not self._finished[i] and row.max_new_tokens is not None and self._generated[i] >= row.max_new_tokens - 1
-        ]
+                        ended[i] = True
+            for i in np.flatnonzero(ended):
+                self._finished[i] = True
+                steps.finish(int(i))
+                if self.on_finish is not None:
+                    self.on_finish(int(i))
+        steps.mask(scores)
+        # A row at its own token limit may only end...
+        at_limit = np.flatnonzero(~self._finished & (self._generated >= self._limit)).tolist()
         if at_limit:
-            self._limited.update((i, self._generated[i]) for i in at_limit)
+            self._limited.update((i, int(self._generated[i])) for i in at_limit)
         # ...and so may a row that wrote a stop string (it is cut there afterwards).
         forced = at_limit + sorted(self._stopped.difference(at_limit))
         if forced:
@@ -134,6 +142,8 @@ class ToolCallLogitsProcessor(LogitsProcessor):
         that ended without its grammar ending (its own or the batch's token limit) has
         ``finish_reason="length"``; one cut at a stop string, ``"stop"``."""
         out = []
+        if self._steps is not None:
+            self._steps.sync()
         for i, (row, grammar) in enumerate(zip(self.rows, self._grammars)):
             ids = sequences[i, self._prompt_width :].tolist()
             end = next((k for k, t in enumerate(ids) if t in self.stop_ids), None)

@@ -1,0 +1,132 @@
+"""BatchSteps: a batch stepped at once (the thinking rows counted in arrays, the tool-phase rows
+filled by one call of xgrammar's) masks exactly as its requests stepped one by one do."""
+
+import numpy as np
+import pytest
+import torch
+
+from schemas import REALISTIC
+from thinkgate.constraint import BatchMasker, BatchSteps, Phase, ReasonerGrammar, compile_tool_grammar
+from thinkgate.constraint.batch import DeviceBitmask, apply_bitmask
+from thinkgate.constraint.reasoner import FailedRequest
+
+# (thinking, tool_choice, thinking_budget, max_tokens) per row; None: a row without a constraint
+ROWS = [
+    (True, "auto", None, None),
+    (True, "required", 5, None),
+    ("auto", "auto", None, None),
+    (False, "required", None, None),
+    (True, "required", None, 40),
+    None,
+    (True, "auto", 0, None),
+    (True, "required", 9, None),
+    "failed",
+    (False, "auto", None, None),
+]
+
+
+def _requests(grammars):
+    out = []
+    for spec in ROWS:
+        if spec is None:
+            out.append(None)
+        elif spec == "failed":
+            out.append(FailedRequest(grammars["auto"].stop_ids, "the grammar did not compile"))
+        else:
+            thinking, choice, budget, max_tokens = spec
+            out.append(ReasonerGrammar(grammars[choice], thinking=thinking, thinking_budget=budget, max_tokens=max_tokens))
+    return out
+
+
+def _masked(logits):
+    return torch.isinf(logits)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_batch_stepped_at_once_masks_as_its_rows_stepped_one_by_one(tokenizer, seed):
+    grammars = {c: compile_tool_grammar(tokenizer, "deepseek_r1", REALISTIC, c) for c in ("auto", "required")}
+    g = grammars["auto"]
+    V = g.vocab.size
+    close, eos = g.think_close, g.stop_ids[0]
+    reference, stepped = _requests(grammars), _requests(grammars)
+    masker = BatchMasker(V, len(ROWS))
+    steps = BatchSteps(stepped, V)
+    live = [r is not None for r in reference]
+    gen = torch.Generator().manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    seen_phases = set()
+    for step in range(70):
+        if not any(live):
+            break
+        logits = torch.randn(len(ROWS), V, generator=gen)
+        theirs = logits.clone()
+        masker([r if live[i] else None for i, r in enumerate(reference)], logits)
+        steps.mask(theirs)
+        for i in range(len(ROWS)):
+            if live[i]:
+                assert torch.equal(_masked(logits[i]), _masked(theirs[i])), f"row {i} at step {step}"
+        picked = logits.argmax(dim=-1).tolist()
+        for i, r in enumerate(reference):
+            if not live[i]:
+                continue
+            # now and then the tokens that matter while thinking: </think> and the end
+            draw = rng.random()
+            for special, p in ((close, 0.08), (eos, 0.04)):
+                if draw < p and torch.isfinite(logits[i, special]):
+                    picked[i] = special
+                    break
+                draw -= p
+            r.accept_token(picked[i])
+            if isinstance(r, ReasonerGrammar):
+                seen_phases.add(r.phase)
+        steps.accept(picked)
+        for i, r in enumerate(reference):
+            if live[i] and (picked[i] == eos or r.is_terminated()):
+                live[i] = False
+                steps.finish(i)
+    steps.sync()
+    for a, b in zip(reference, stepped):
+        if isinstance(a, ReasonerGrammar):
+            assert (a.phase, a.position, a.thinking_tokens, a.error) == (b.phase, b.position, b.thinking_tokens, b.error)
+    assert {Phase.THINKING, Phase.CONSTRAINED} <= seen_phases
+
+
+def test_thinking_rows_are_counted_without_being_stepped(tokenizer):
+    """While every row thinks, a step hands no request a token: the batch counts them, and a
+    request reads its count after sync (a budget is met where it falls)."""
+    g = compile_tool_grammar(tokenizer, "deepseek_r1", REALISTIC, "auto")
+    rows = [ReasonerGrammar(g, thinking=True), ReasonerGrammar(g, thinking=True, thinking_budget=4)]
+    steps = BatchSteps(rows, g.vocab.size)
+    plain = tokenizer.encode(" so", add_special_tokens=False)[0]
+    for k in range(3):
+        assert steps.accept([plain, plain]).tolist() == []
+    assert rows[0].position == 0  # counted in the batch, not yet in the request
+    assert steps.accept([plain, plain]).tolist() == [1]  # the budget's last token: row 1 stepped
+    assert rows[1].forcing_close and rows[1].position == 4
+    logits = torch.zeros(2, g.vocab.size)
+    steps.mask(logits)
+    assert torch.isfinite(logits[1]).nonzero().flatten().tolist() == [g.think_close]
+    assert torch.isfinite(logits[0]).all()
+    steps.sync()
+    assert rows[0].position == 4 and rows[0].thinking_tokens == 4
+
+
+def test_device_path_applies_packed_rows_as_the_host_path(tokenizer):
+    """The accelerator's path (only the masked rows copied, scattered on the device, applied by
+    xgrammar's kernel) run on the CPU, against the CPU path, with a padded vocabulary."""
+    g = compile_tool_grammar(tokenizer, "deepseek_r1", REALISTIC, "required")
+    V = g.vocab.size
+    rows = [ReasonerGrammar(g, thinking=False) for _ in range(3)]
+    bitmask = BatchMasker(V, 3)._rows(3)
+    for i, r in enumerate(rows):
+        r.fill_bitmask(bitmask, i)
+    logits = torch.randn(4, V + 64)
+    theirs = logits.clone()
+    apply_bitmask(logits, bitmask, [0, 2], V)
+    device = DeviceBitmask(torch.device("cpu"), pin=False)
+    device.apply(theirs, bitmask, [0, 2], V)
+    assert torch.equal(logits, theirs)
+    assert torch.isinf(theirs[0]).any() and not torch.isinf(theirs[1]).any()
+    again = logits.clone()
+    device.apply(again, bitmask, [2], V)  # the other buffer, a different row set
+    assert torch.equal(again, logits)

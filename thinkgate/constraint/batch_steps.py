@@ -1,0 +1,150 @@
+"""A fixed batch of requests stepped together, with the thinking rows looked at all at once.
+
+While a request thinks, a step needs only to know whether its token was one of the few that
+matter (``</think>``, the stop ids where the output may not end while thinking, the tool markup's
+opening token) or reached its thinking budget. :class:`BatchSteps` answers that for every
+thinking row with a handful of numpy operations over the batch's tokens — no Python loop over
+the rows, no bitmask, no copy — and counts their tokens in an array, handed to each request
+(:meth:`ReasonerGrammar.advance_free`) only when it leaves that state or when :meth:`sync` is
+called. Only the rows outside it (a token that matters, the tool phase) are stepped one by one.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Optional
+
+import numpy as np
+import torch
+import xgrammar as xgr
+
+from .batch import BatchMasker, clear_ids
+from .reasoner import ReasonerGrammar
+
+log = logging.getLogger("thinkgate.constraint")
+_FAR = np.iinfo(np.int64).max // 2  # no budget: never reached
+
+
+class BatchSteps:
+    """The requests of one batch, row ``i`` held by ``grammars[i]`` (``None``: a row without a
+    constraint) for the whole generation. Each step: :meth:`accept` the tokens sampled (one per
+    row), :meth:`finish` the rows that ended, then :meth:`mask` the next logits. Read a request's
+    state only after :meth:`sync` (its thinking tokens are counted here until then)."""
+
+    def __init__(self, grammars: Sequence[Optional[ReasonerGrammar]], vocab_size: int, threads: int | str = "auto") -> None:
+        self.grammars = list(grammars)
+        n = len(self.grammars)
+        self.masker = BatchMasker(vocab_size, n, threads)
+        self._active = np.array([g is not None for g in self.grammars], dtype=bool)
+        self._free = np.zeros(n, dtype=bool)
+        self._busy = np.zeros(n, dtype=bool)  # active and not free: stepped one by one
+        self._eos = np.zeros(n, dtype=bool)  # thinking rows whose stop ids are cleared
+        self._lag = np.zeros(n, dtype=np.int64)  # thinking tokens counted here, not yet in the request
+        self._to_stop = np.full(n, _FAR, dtype=np.int64)  # tokens until the thinking budget forces </think>
+        watched = set()
+        for g in self.grammars:
+            if g is not None:
+                watched |= set(getattr(g, "watch", ()))
+        watched.discard(None)
+        # a lookup table over the vocabulary (ids past it read its last entry, never watched)
+        self._watched = np.zeros(max(vocab_size, max(watched, default=0) + 1) + 1, dtype=bool)
+        self._watched[sorted(watched)] = True
+        self._stop_ids = next((g.grammar.stop_ids for g in self.grammars if isinstance(g, ReasonerGrammar)), ())
+        for i in range(n):
+            self._update(i)
+
+    def _update(self, i: int) -> None:
+        """Read row ``i``'s state after it was stepped on its own."""
+        g = self.grammars[i]
+        free = g is not None and self._active[i] and g.free
+        self._free[i] = free
+        self._busy[i] = self._active[i] and not free
+        self._eos[i] = free and g.blocks_eos
+        if free:
+            stop = g.budget_stop
+            self._to_stop[i] = stop - g.position if stop >= 0 else _FAR
+
+    def accept(self, tokens: Sequence[int] | np.ndarray | torch.Tensor) -> np.ndarray:
+        """Feed each active row its token. Returns the rows stepped one by one (the only ones
+        whose request may have ended or changed phase)."""
+        if isinstance(tokens, torch.Tensor):
+            tokens = tokens.cpu().numpy()
+        tokens = np.asarray(tokens, dtype=np.int64)
+        free = self._free
+        np.subtract(self._to_stop, free, out=self._to_stop)
+        hit = self._watched.take(tokens, mode="clip")
+        hit |= self._to_stop == 0
+        hit &= free
+        np.add(self._lag, free, out=self._lag)
+        np.subtract(self._lag, hit, out=self._lag)  # a row that leaves counts its token itself
+        slow = np.flatnonzero(self._busy | hit)
+        grammars, lag = self.grammars, self._lag
+        plain = [i for i in slow if grammars[i].plain]
+        if len(plain) > 1:
+            # the tool phase's common state: the matchers read their tokens in one call
+            try:
+                ok = xgr.BatchGrammarMatcher.batch_accept_token([grammars[i].matcher for i in plain], tokens[plain].tolist())
+            except Exception:  # one by one below, where a fault ends its own request alone
+                ok = [False] * len(plain)
+            done = set()
+            for i, accepted in zip(plain, ok):
+                if accepted:
+                    try:
+                        grammars[i].matched(int(tokens[i]))
+                    except Exception as e:
+                        log.exception("thinkgate: accepting token %s failed; the request ends", tokens[i])
+                        grammars[i].fail_internal(int(tokens[i]), e)
+                    self._update(i)
+                    done.add(i)
+            slow_rest = [i for i in slow if i not in done]
+        else:
+            slow_rest = slow
+        for i in slow_rest:
+            g = grammars[i]
+            if lag[i]:
+                g.advance_free(int(lag[i]))
+                lag[i] = 0
+            g.accept_token(int(tokens[i]))
+            self._update(i)
+        return slow
+
+    def finish(self, row: int) -> None:
+        """Row ``row`` ended: it is neither stepped nor masked any more."""
+        self._sync(row)
+        self._active[row] = False
+        self._update(row)
+
+    def mask(self, logits: torch.Tensor) -> torch.Tensor:
+        """Mask the next token's logits in place: the thinking rows' stop ids where they may not
+        end yet (one vectorised write), every other active row by its grammar."""
+        grammars = self.grammars
+        single: list[int] = []
+        plain: list[int] = []
+        for i in np.flatnonzero(self._busy):
+            g = grammars[i]
+            if g.needs_bitmask:
+                (plain if g.plain else single).append(int(i))
+            elif g.blocks_eos:
+                clear_ids(logits, [int(i)], self._stop_ids)
+        eos = np.flatnonzero(self._eos)
+        if len(eos):
+            clear_ids(logits, eos, self._stop_ids)
+        if single or plain:
+            self.masker.mask(grammars, logits, single, plain)
+        else:
+            self.masker.last_rows = []
+        return logits
+
+    def _sync(self, i: int) -> None:
+        if self._lag[i]:
+            self.grammars[i].advance_free(int(self._lag[i]))
+            self._lag[i] = 0
+
+    def sync(self) -> None:
+        """Hand every row's counted thinking tokens to its request."""
+        for i in np.flatnonzero(self._lag):
+            self._sync(int(i))
+
+
+__all__ = ["BatchSteps"]
