@@ -1,5 +1,11 @@
 """Per-step cost of the constraint, and compile time.
 
+0. Per step of a whole batch (ms), as the transformers processor runs it (``BatchSteps``):
+   thinking (every row thinking; auto and required) at B = 1, 8, 64, 256, and the tool phase's
+   CPU work (accept, fills, guard, bookkeeping; the apply timed apart) at B = 1, 8, 64, 256, with
+   the floor of xgrammar's own batch calls (fill + accept, no guard) beside it; and the whole
+   ``ToolCallLogitsProcessor`` call per step in both phases.
+
 1. Thinking phase, µs per request per step (accept + fill + apply): thinkgate's ReasonerGrammar
    against xgrammar's built-in reasoning-enabled DeepSeek tag (``get_model_structural_tag``),
    which keeps a matcher running through the thinking. B = 1, 8, 64, 256.
@@ -32,7 +38,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 
 from schemas import REALISTIC  # noqa: E402
 
-from thinkgate.constraint import BatchMasker, ReasonerGrammar, apply_bitmask, compile_tool_grammar  # noqa: E402
+from thinkgate.constraint import BatchMasker, BatchSteps, ReasonerGrammar, apply_bitmask, compile_tool_grammar  # noqa: E402
 from thinkgate.constraint.vocabulary import vocabulary_for  # noqa: E402
 from thinkgate.formats import DEEPSEEK_R1  # noqa: E402
 
@@ -65,6 +71,103 @@ def _reasoner_run(grammar, B, V, ids, logits, thinking=True):
                 g.accept_token(t)
 
     return run
+
+
+def _realistic_call(tok):
+    call = DEEPSEEK_R1.tools.section_text(
+        [
+            ("book_flight", json.dumps({"origin": "ZRH", "destination": "NRT", "depart_at": "2025-03-01T10:00:00Z", "passengers": [{"name": "Ana Müller", "age": 31}], "cabin": "business", "notes": "window seat"})),
+            ("get_weather", json.dumps({"city": "東京", "days": 3, "units": "celsius"})),
+        ]
+    )
+    return tok.encode(call, add_special_tokens=False) + [1]
+
+
+def _best(fn, repeat=3):
+    return min(fn() for _ in range(repeat))
+
+
+def batch_steps(tok, batch_sizes, steps):
+    """ms per step of the whole batch: BatchSteps' accept + fill (apply apart), thinking and tool phase."""
+    V = vocabulary_for(tok).size
+    thought = tok.encode("Let me think about the weather in Paris and whether to call a tool. " * 20, add_special_tokens=False)[:steps]
+    call = _realistic_call(tok)
+    grammars = {c: compile_tool_grammar(tok, "deepseek_r1", REALISTIC, c) for c in ("auto", "required")}
+    rows = []
+    for B in batch_sizes:
+        logits = torch.randn(B, V)
+        row = {"batch": B}
+
+        def run(choice, thinking, ids, apply=False):
+            def once():
+                steps = BatchSteps([ReasonerGrammar(grammars[choice], thinking=thinking) for _ in range(B)], V)
+                tokens = [np.full(B, t, dtype=np.int64) for t in ids]
+                spent = applied = 0.0
+                filled = steps.fill(logits)
+                for t in tokens[:-1]:
+                    t0 = time.perf_counter()
+                    steps.accept(t)
+                    filled = steps.fill(logits)
+                    t1 = time.perf_counter()
+                    if filled:
+                        steps.masker.apply(logits, filled)
+                    spent += t1 - t0
+                    applied += time.perf_counter() - t1
+                return (spent if not apply else applied) / (len(tokens) - 1) * 1e3
+
+            return once
+
+        row["thinking_auto_ms"] = _best(run("auto", True, thought))
+        row["thinking_required_ms"] = _best(run("required", True, thought))
+        row["tool_cpu_ms"] = _best(run("required", False, call))
+        row["tool_apply_ms"] = _best(run("required", False, call, apply=True), repeat=1)
+
+        def floor():
+            matchers = [xgr.GrammarMatcher(grammars["required"].compiled) for _ in range(B)]
+            bitmask = xgr.allocate_token_bitmask(B, V)
+            batch = xgr.BatchGrammarMatcher()
+            t0 = time.perf_counter()
+            for tid in call[:-1]:
+                batch.batch_fill_next_token_bitmask(matchers, bitmask)
+                xgr.BatchGrammarMatcher.batch_accept_token(matchers, [tid] * B)
+            return (time.perf_counter() - t0) / (len(call) - 1) * 1e3
+
+        row["tool_xgrammar_floor_ms"] = _best(floor)
+        rows.append(row)
+    return rows
+
+
+def processor_steps(tok, batch_sizes, steps):
+    """ms per call of the transformers ToolCallLogitsProcessor (apply included), thinking and tool phase."""
+    from thinkgate.integrations.transformers import RowSpec, ToolCallLogitsProcessor
+
+    V = vocabulary_for(tok).size
+    thought = tok.encode("Let me think about the weather in Paris and whether to call a tool. " * 20, add_special_tokens=False)[:steps]
+    call = _realistic_call(tok)
+    prompt = tok.encode("<｜User｜>What is the weather in Paris?<｜Assistant｜>", add_special_tokens=False)
+    out = []
+    for B in batch_sizes:
+        row = {"batch": B}
+        for phase, thinking, ids in (("thinking", True, thought), ("tool", False, call[:-1])):
+
+            def once():
+                spec = RowSpec("deepseek_r1", REALISTIC, "required", thinking=thinking)
+                processor = ToolCallLogitsProcessor(tok, [spec] * B, [len(prompt)] * B, vocab_size=V)
+                buf = torch.tensor([prompt + ids] * B)
+                scores = torch.randn(B, V)
+                fresh = scores.clone()
+                processor(buf[:, : len(prompt)], scores)
+                spent = 0.0
+                for k in range(1, len(ids)):
+                    scores.copy_(fresh)
+                    t0 = time.perf_counter()
+                    processor(buf[:, : len(prompt) + k], scores)
+                    spent += time.perf_counter() - t0
+                return spent / (len(ids) - 1) * 1e3
+
+            row[f"{phase}_ms"] = _best(once, repeat=1 if B >= 64 else 3)
+        out.append(row)
+    return out
 
 
 def thinking_phase(tok, batch_sizes, steps):
@@ -256,8 +359,11 @@ def main() -> None:
 
     think_batches = (1, 8) if args.quick else (1, 8, 64, 256)
     tool_batches = (1, 8) if args.quick else (1, 8, 64)
+    batch_sizes = (1, 8) if args.quick else (1, 8, 64, 256)
     results = {
         "vocabulary_build_s": vocab_s,
+        "batch_steps": batch_steps(tok, batch_sizes, 64 if args.quick else 200),
+        "processor": processor_steps(tok, (1, 8) if args.quick else (1, 16, 64), 64 if args.quick else 200),
         "thinking_phase": thinking_phase(tok, think_batches, 64 if args.quick else 200),
         "text_reasoning_phase": text_reasoning_phase(tok, tool_batches, 64 if args.quick else 200),
         "tool_phase": tool_phase(tok, tool_batches),
@@ -266,6 +372,15 @@ def main() -> None:
     }
 
     print(f"vocabulary (once per tokenizer): {vocab_s:.2f} s\n")
+    print("a whole batch's step, ms (BatchSteps: accept + fill; the apply apart)")
+    print(f"{'B':>5}{'thinking auto':>15}{'thinking req.':>15}{'tool CPU':>10}{'xgrammar floor':>16}{'tool apply':>12}")
+    for r in results["batch_steps"]:
+        print(f"{r['batch']:>5}{r['thinking_auto_ms']:>15.4f}{r['thinking_required_ms']:>15.4f}{r['tool_cpu_ms']:>10.3f}{r['tool_xgrammar_floor_ms']:>16.3f}{r['tool_apply_ms']:>12.3f}")
+    print("\nthe transformers processor's call per step, ms (apply included)")
+    print(f"{'B':>5}{'thinking':>10}{'tool phase':>12}")
+    for r in results["processor"]:
+        print(f"{r['batch']:>5}{r['thinking_ms']:>10.4f}{r['tool_ms']:>12.3f}")
+    print()
     print("thinking phase, µs per request per step (accept + fill + apply)")
     print(f"{'B':>5}{'xgrammar built-in':>20}{'thinkgate auto':>16}{'thinkgate required':>20}{'× (auto)':>10}{'× (required)':>14}")
     for r in results["thinking_phase"]:

@@ -77,11 +77,19 @@ class BatchMasker:
         if len(eos_rows):
             # one tokenizer per batch, so one set of stop ids
             clear_ids(logits, eos_rows, grammars[eos_rows[0]].grammar.stop_ids)
+        rows = self.fill(grammars, single, plain, len(grammars))
+        if rows:
+            self.apply(logits, rows)
+        return logits
+
+    def fill(self, grammars: Sequence[Optional[ReasonerGrammar]], single: list[int], plain: list[int], batch: int) -> list[int]:
+        """Fill the bitmask rows named (the CPU's part of a step, which may overlap the model's
+        forward pass); returns the rows to apply."""
         if not single and not plain:
             self.last_rows = []
-            return logits
+            return []
         self.last_rows = sorted(single + plain) if plain and single else list(plain or single)
-        bitmask = self._rows(len(grammars))
+        bitmask = self._rows(batch)
         if len(plain) == 1:
             single, plain = single + plain, []
         applied = [i for i in single if grammars[i].fill_bitmask(bitmask, i)]
@@ -96,14 +104,16 @@ class BatchMasker:
                 for i in plain:
                     grammars[i].finish_row(words[i])
                 applied += plain  # a row the grammar leaves all open costs the apply a skim
-        if applied:
-            if logits.device.type != "cpu":
-                if self._device is None or self._device.device != logits.device:
-                    self._device = DeviceBitmask(logits.device)
-                self._device.apply(logits, bitmask, applied, self.vocab_size)
-            else:
-                apply_bitmask(logits, bitmask, applied, self.vocab_size)
-        return logits
+        return applied
+
+    def apply(self, logits: torch.Tensor, rows: list[int]) -> None:
+        """Apply the filled rows of the bitmask to ``logits``, on the logits' device."""
+        if logits.device.type != "cpu":
+            if self._device is None or self._device.device != logits.device:
+                self._device = DeviceBitmask(logits.device)
+            self._device.apply(logits, self._bitmask, rows, self.vocab_size)
+        else:
+            apply_bitmask(logits, self._bitmask, rows, self.vocab_size)
 
 
 class DeviceBitmask:

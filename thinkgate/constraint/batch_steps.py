@@ -118,6 +118,14 @@ class BatchSteps:
     def mask(self, logits: torch.Tensor) -> torch.Tensor:
         """Mask the next token's logits in place: the thinking rows' stop ids where they may not
         end yet (one vectorised write), every other active row by its grammar."""
+        rows = self.fill(logits)
+        if rows:
+            self.masker.apply(logits, rows)
+        return logits
+
+    def fill(self, logits: torch.Tensor) -> list[int]:
+        """:meth:`mask` but the bitmask's apply: returns the rows filled, for
+        ``self.masker.apply(logits, rows)``."""
         grammars = self.grammars
         single: list[int] = []
         plain: list[int] = []
@@ -130,11 +138,7 @@ class BatchSteps:
         eos = np.flatnonzero(self._eos)
         if len(eos):
             clear_ids(logits, eos, self._stop_ids)
-        if single or plain:
-            self.masker.mask(grammars, logits, single, plain)
-        else:
-            self.masker.last_rows = []
-        return logits
+        return self.masker.fill(grammars, single, plain, len(grammars))
 
     def _sync(self, i: int) -> None:
         if self._lag[i]:

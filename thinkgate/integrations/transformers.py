@@ -74,7 +74,9 @@ class ToolCallLogitsProcessor(LogitsProcessor):
         # a row at its own token limit may only end (no limit: never)
         self._limit = np.array([r.max_new_tokens - 1 if r.max_new_tokens is not None else np.iinfo(np.int64).max for r in rows], dtype=np.int64)
         self._stop_rows = [i for i, r in enumerate(rows) if r.stop]  # rows with stop strings, looked at one by one
-        self._stop_ids = np.array(self.stop_ids, dtype=np.int64)
+        # the stop ids as a lookup table over the vocabulary (ids past it read its last entry)
+        self._is_stop = np.zeros(max(self.vocab_size, max(self.stop_ids, default=0) + 1) + 1, dtype=bool)
+        self._is_stop[self.stop_ids] = True
         self._limited: dict[int, int] = {}  # row -> where its token limit forced end-of-sequence
         self._stopped: set[int] = set()  # rows that wrote a stop string (end-of-sequence forced next)
         self.on_finish = on_finish
@@ -110,7 +112,7 @@ class ToolCallLogitsProcessor(LogitsProcessor):
             active = ~self._finished
             self._generated += active
             stepped = steps.accept(last)
-            ended = active & np.isin(last, self._stop_ids)
+            ended = active & self._is_stop.take(last, mode="clip")
             for i in stepped:
                 if self.requests[i].is_terminated():
                     ended[i] = True
