@@ -557,7 +557,10 @@ class ArgumentsGuard:
             row &= cache.keep_short(max(room, 0), c.esc != 0)
         allowed = cache.multi_allowed(row)
         if len(allowed):
-            state = _STATE(c)
+            # what a verdict depends on: a string's length only as the room and the need of its
+            # bounds (capped as the masks are: no token is longer), the last byte only as whether
+            # it may begin a surrogate
+            state = (c.stack, c.node, c.in_string, c.esc, c.hexbuf, c.pending_high, room, need, c.keybuf, c.last_byte == 0xED, c.done, c.check_keys, c.capture)
             for i in allowed:
                 if cache.breaks(state, c, int(i)):
                     row[i >> 5] &= ~np.int32(np.uint32(1 << (i & 31)).view(np.int32))

@@ -261,7 +261,8 @@ class ThinkgateLogitsProcessor(_V1, _V2):  # type: ignore[misc]
         rows: list[Optional[ReasonerGrammar]] = [None] * logits.shape[0]
         for index, t in self._tracked.items():
             # output ids are read here, not in update_state: async scheduling fills them late
-            t.catch_up(t.output[t.seen :])
+            if len(t.output) > t.seen:
+                t.catch_up(t.output[t.seen :])
             if index < len(rows):
                 rows[index] = t.grammar
         self._masker(rows, logits)
@@ -296,6 +297,7 @@ class ThinkgateLogitsProcessor(_V1, _V2):  # type: ignore[misc]
         total = rs.total_len.gpu.to("cpu")
         local = ctx.expanded_local_pos.tolist()
         fed = ctx.input_ids.tolist()
+        pending: list[tuple[int, int, int]] = []  # (slot, from, to): output tokens not read yet
         for slot in mine:
             t = self._tracked[slot]
             end = int(total[slot])
@@ -308,7 +310,17 @@ class ThinkgateLogitsProcessor(_V1, _V2):  # type: ignore[misc]
             else:
                 committed = int(rs.prompt_len.np[slot]) + t.seen
                 if end > committed:
-                    t.catch_up(rs.all_token_ids.gpu[slot, committed:end].tolist())
+                    pending.append((slot, committed, end))
+        if pending:
+            # every request's new tokens in one read from the device, not one read per request
+            ids = rs.all_token_ids.gpu
+            at_rows = torch.tensor([s for s, a, b in pending for _ in range(a, b)], device=ids.device)
+            at_cols = torch.tensor([c for s, a, b in pending for c in range(a, b)], device=ids.device)
+            flat = ids[at_rows, at_cols].tolist()
+            k = 0
+            for slot, a, b in pending:
+                self._tracked[slot].catch_up(flat[k : k + b - a])
+                k += b - a
         if not any(local):
             self._masker([self._tracked[s].grammar if s in mine else None for s in slots], logits)
             return logits
