@@ -10,8 +10,10 @@ tokenizer, markers are matched as text (and can then be spelled; pass the tokeni
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any, Optional
 
 from ..formats import ChatFormat, Thinking, get_format, is_text
@@ -142,7 +144,20 @@ def prepare_tool(decl: ToolDecl, unsupported: str = "error", ask_xgrammar: bool 
     its own schema is neither prepared nor refused (a keyword thinkgate cannot enforce does not
     fail a tool whose schema is not enforced)."""
     parameters = decl.parameters if level >= 2 else {"type": "object"}
-    return ToolSpec(decl.name, prepare(parameters, f"tool {decl.name!r}", unsupported, ask_xgrammar), level)
+    try:
+        text = json.dumps(parameters, ensure_ascii=False)
+    except (TypeError, ValueError):  # no JSON: prepare says what is wrong with it
+        return ToolSpec(decl.name, prepare(parameters, f"tool {decl.name!r}", unsupported, ask_xgrammar), level)
+    return ToolSpec(decl.name, _prepared(text, decl.name, unsupported, ask_xgrammar), level)
+
+
+@lru_cache(maxsize=4096)
+def _prepared(parameters: str, name: str, unsupported: str, ask_xgrammar: bool) -> PreparedSchema:
+    """A tool's schema prepared once per process (its text as given: the order of its
+    properties is the order the grammar writes them in); agent-size tool sets repeat their tools
+    from request to request, and checking a schema is most of a large set's cost. A prepared
+    schema is read, never changed."""
+    return prepare(json.loads(parameters), f"tool {name!r}", unsupported, ask_xgrammar)
 
 
 def tool_levels(declared: list[ToolDecl], choice: str, strict: int) -> Optional[dict[str, int]]:
