@@ -47,7 +47,7 @@ def shortest_answer(grammar: ToolGrammar) -> Optional[tuple[int, ...]]:
 def _measure(grammar: ToolGrammar) -> tuple[int, ...]:
     t = grammar.format.tools
     tokenizer = grammar.vocab.tokenizer
-    best: tuple[int, ...] = _NONE
+    candidates = []
     for spec in grammar.spec.tools:
         # (the schema with its length bounds: the grammar's has them folded out for the guard)
         schema = next((s for s in (spec.schema.bounded_schema, spec.schema.xgrammar_schema) if isinstance(s, dict)), {})
@@ -56,14 +56,15 @@ def _measure(grammar: ToolGrammar) -> tuple[int, ...]:
             text = t.section_text([(spec.name, arguments)])
         except ValueError:  # arguments that are no object cannot be written as parameters
             continue
-        ids = tuple(tokenizer.encode(text, add_special_tokens=False))
+        candidates.append(tuple(tokenizer.encode(text, add_special_tokens=False)))
+    # Shortest first (ties in the tools' order): the first that walks wins, and a routed
+    # grammar compiles only the tools walked.
+    for ids in sorted(candidates, key=len):
         for stop in grammar.stop_ids:
-            if (not best or len(ids) + 1 < len(best)) and _walks(grammar, (*ids, stop)):
-                best = (*ids, stop)
-                break
-    if not best:
-        log.warning("thinkgate: no simplest call of the tools %s walks the grammar of format %r; a required call gets no room kept before max_tokens", [s.name for s in grammar.spec.tools], grammar.format.name)
-    return best
+            if _walks(grammar, (*ids, stop)):
+                return (*ids, stop)
+    log.warning("thinkgate: no simplest call of the tools %s walks the grammar of format %r; a required call gets no room kept before max_tokens", [s.name for s in grammar.spec.tools], grammar.format.name)
+    return _NONE
 
 
 def _walks(grammar: ToolGrammar, ids: tuple[int, ...]) -> bool:

@@ -18,6 +18,7 @@ import xgrammar as xgr
 
 from ..formats import ChatFormat, get_format, is_text
 from .guard import MaskCache
+from .routed import ROUTE_FROM, CallGrammars, RoutedCalls
 from ..formats.strict import DEFAULT_STRICT, check_strict
 from .structural_tag import DEFAULT_MAX_WHITESPACE, GrammarSpec, build_spec
 from ..formats.tokens import own_text
@@ -56,6 +57,9 @@ class ToolGrammar:
     reasoning_trigger: Optional[int] = None
     # The shortest complete answer's token ids, measured once on first use (see call_room).
     shortest: Any = field(default=None, repr=False, compare=False)
+    # A routed grammar (agent-size tool sets): ``compiled`` is the router, and these are the
+    # tools' own grammars, compiled when a call names the tool (see ``routed``).
+    calls: Optional[RoutedCalls] = None
 
     @property
     def format(self) -> ChatFormat:
@@ -90,6 +94,7 @@ class GrammarCache:
         self._entries: OrderedDict[tuple, Future] = OrderedDict()
         self._lock = threading.Lock()
         self._masks: Optional[MaskCache] = None
+        self.calls = CallGrammars(vocab.compiler)  # routed tool sets' per-tool grammars
         self.hits = 0
         self.misses = 0
 
@@ -104,7 +109,10 @@ class GrammarCache:
         unsupported: str = "error",
         response_format: Any = None,
         strict: int = DEFAULT_STRICT,
+        route_from: Optional[int] = ROUTE_FROM,
     ) -> ToolGrammar:
+        """``route_from``: from this many tools (held to their schemas) on, a format that
+        allows it gets a routed grammar (see ``routed``); None: always the full grammar."""
         fmt = get_format(format)
         if isinstance(tools, str):
             tools = json.loads(tools)
@@ -120,6 +128,7 @@ class GrammarCache:
             unsupported,
             canonical(response_format),
             strict,
+            route_from,
         )
         with self._lock:
             fut = self._entries.get(key)
@@ -135,14 +144,14 @@ class GrammarCache:
                     self._entries.popitem(last=False)
         if mine:
             try:
-                fut.set_result(self._compile(fmt, tools, tool_choice, parallel_tool_calls, max_whitespace, unsupported, response_format, strict))
+                fut.set_result(self._compile(fmt, tools, tool_choice, parallel_tool_calls, max_whitespace, unsupported, response_format, strict, route_from))
             except BaseException as e:
                 with self._lock:
                     self._entries.pop(key, None)
                 fut.set_exception(e)
         return fut.result()
 
-    def _compile(self, fmt, tools, tool_choice, parallel, max_whitespace, unsupported, response_format, strict) -> ToolGrammar:
+    def _compile(self, fmt, tools, tool_choice, parallel, max_whitespace, unsupported, response_format, strict, route_from) -> ToolGrammar:
         vocab = self.vocab
         ids = {m: vocab.token_id(m) for m in fmt.token_markers}
         check_markers(fmt, ids.get)
@@ -158,6 +167,7 @@ class GrammarCache:
             unsupported=unsupported,
             response_format=response_format,
             strict=strict,
+            route_from=route_from,
         )
         try:
             compiled = vocab.compiler.compile_structural_tag(spec.tag)
@@ -192,6 +202,7 @@ class GrammarCache:
             # a spent budget forces the close, and the answer's open marker after it (Kimi-K3)
             close_ids=_encode(vocab, fmt.reasoning.close + fmt.answer[0]) if fmt.reasoning.present else (),
             reasoning_trigger=ids.get(fmt.reasoning_trigger) if spec.choice != "none" else None,
+            calls=None if spec.calls is None else RoutedCalls(self.calls, spec.calls),
         )
 
 

@@ -380,6 +380,11 @@ class ArgumentsGuard:
         self.mode = ANSWER if answer is not None else BETWEEN if self._bare and call_begin is None else OUTSIDE
         self._hbuf = b""
         self.cursor = Cursor(None)
+        # The call being written: how many tokens the guard had read when its begin marker came
+        # (that token included), and the index of the header it matched (None: not yet). A
+        # routed grammar (see ``routed``) starts the named tool's own matcher from these.
+        self.call_at = 0
+        self.tool: Optional[int] = None
         # Text markers: the last bytes written, where a marker's start may wait for its end.
         texts = [m for m in (call_begin, call_end) if isinstance(m, bytes)]
         self._by_text = bool(texts)
@@ -389,7 +394,7 @@ class ArgumentsGuard:
     def rollback(self, k: int) -> None:
         if k <= 0:
             return
-        mode, hbuf, tail, cursor_state = self._history[-k]
+        mode, hbuf, tail, cursor_state, self.call_at, self.tool = self._history[-k]
         del self._history[-k:]
         self.mode, self._hbuf, self._tail = mode, hbuf, tail
         self.cursor.restore(cursor_state)
@@ -397,7 +402,7 @@ class ArgumentsGuard:
     def accept(self, token_id: int, skip: int = 0) -> None:
         """Follow one token; ``skip``: its first bytes are not the guard's to read (the end of
         reasoning written as text, in the token that closes it)."""
-        self._history.append((self.mode, self._hbuf, self._tail, self.cursor.state()))
+        self._history.append((self.mode, self._hbuf, self._tail, self.cursor.state(), self.call_at, self.tool))
         if self._by_text:
             self._accept_text(token_id, self._token_bytes[token_id][skip:])
             return
@@ -412,6 +417,7 @@ class ArgumentsGuard:
         elif mode == OUTSIDE:
             if token_id == self._call_begin:
                 self.mode, self._hbuf = (RAW, b"") if self._raw else (BETWEEN, b"") if self._bare else (HEADER, b"")
+                self.call_at, self.tool = len(self._history), None
         elif mode == RAW:
             data = self._token_bytes[token_id]
             if token_id == self._call_end:
@@ -423,11 +429,13 @@ class ArgumentsGuard:
                 self.mode = OUTSIDE
             elif token_id == self._call_begin:  # a layout whose calls have no end marker
                 self.mode, self._hbuf = HEADER, b""
+                self.call_at, self.tool = len(self._history), None
         elif mode == HEADER:
             self._hbuf += self._token_bytes[token_id]
             m = self._header_re.match(self._hbuf) if self._header_re is not None else None
             if m is not None:
-                self.cursor = Cursor(self._header_nodes[m.lastindex - 1])
+                self.tool = m.lastindex - 1
+                self.cursor = Cursor(self._header_nodes[self.tool])
                 self.mode = ARGS
                 self._read(self._hbuf[m.end() :])
             elif len(self._hbuf) > self._max_header:

@@ -99,6 +99,25 @@ def layout_tag(req: TagRequest) -> Element:
     return seq([regex(LEADING_WHITESPACE), *req.answer_close(), *around(calls)])
 
 
+# A routed grammar (many tools; see ``routed``): the calls with each tool's arguments any JSON
+# object, and each tool's own grammar from its call's begin marker on.
+
+
+def routable(t: Any) -> bool:
+    """Whether a call names its tool in a header before JSON arguments (what the guard follows
+    to tell which tool's grammar applies from there)."""
+    return bool(t.call_begin) and not t.call_object_layout and t.xml is None and t.literal is None
+
+
+def routed_call(req: TagRequest, spec: Any) -> Element:
+    """One call to ``spec``'s tool after its begin marker, as the full grammar holds it: its
+    header, its arguments, its footer and end marker."""
+    t = req.format.tools
+    header, footer = req.marks.text(template_parts(t.header), spec.name, t.sep), req.marks.text(template_parts(t.footer), None, t.sep)
+    end = [req.marks.element(t.call_end)] if t.call_end else []
+    return seq([*header, json_schema(spec.schema.xgrammar_schema, req.max_whitespace), *footer, *end])
+
+
 # What the run-time guard follows: a call's header after its begin marker, then its JSON.
 
 

@@ -35,6 +35,7 @@ from ..formats.tokens import thinking_from_prompt
 from .compiled import ToolGrammar
 from .call_room import shortest_answer
 from .guard import ArgumentsGuard
+from .routed import RoutedMatcher
 from .text_reasoning import ANSWER, OPENING, THINKING, TextMarkers, TextReasoning
 
 log = logging.getLogger("thinkgate.constraint")
@@ -218,6 +219,8 @@ class ReasonerGrammar:
                     between=spec.between_calls if calls else None,
                     answer=at_start,
                 )
+                if g.calls is not None:  # a routed grammar: the router's matcher and the tool's
+                    self._matcher = RoutedMatcher(self._matcher, g.calls, self._guard)
 
     def _log(self, matched: int, phase: Phase, error: Optional[str] = None, guarded: Optional[int] = None) -> None:
         """Record the token at the current position (all but ordinary thinking tokens), then

@@ -10,8 +10,10 @@ tokenizer, markers are matched as text (and can then be spelled; pass the tokeni
 
 from __future__ import annotations
 
+import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any, Optional
 
 from ..formats import ChatFormat, Thinking, get_format, is_text
@@ -52,6 +54,10 @@ class GrammarSpec:
     # Strict level 0 under "auto": the answer after thinking is free (the tag admits any
     # token), so no mask is due once thinking is over and no guard follows calls.
     free_answer: bool = False
+    # A routed grammar (many tools, see ``routed``): ``tag`` holds every tool's arguments to any
+    # JSON object, and this holds each tool's own tag, from its call's begin marker on (None for
+    # a tool held only to an object anyway); a call's row is the two masks ANDed.
+    calls: Optional[list[Optional[dict]]] = None
 
     # What the run-time guard follows, as the layout's grammar module says it.
 
@@ -138,7 +144,20 @@ def prepare_tool(decl: ToolDecl, unsupported: str = "error", ask_xgrammar: bool 
     its own schema is neither prepared nor refused (a keyword thinkgate cannot enforce does not
     fail a tool whose schema is not enforced)."""
     parameters = decl.parameters if level >= 2 else {"type": "object"}
-    return ToolSpec(decl.name, prepare(parameters, f"tool {decl.name!r}", unsupported, ask_xgrammar), level)
+    try:
+        text = json.dumps(parameters, ensure_ascii=False)
+    except (TypeError, ValueError):  # no JSON: prepare says what is wrong with it
+        return ToolSpec(decl.name, prepare(parameters, f"tool {decl.name!r}", unsupported, ask_xgrammar), level)
+    return ToolSpec(decl.name, _prepared(text, decl.name, unsupported, ask_xgrammar), level)
+
+
+@lru_cache(maxsize=4096)
+def _prepared(parameters: str, name: str, unsupported: str, ask_xgrammar: bool) -> PreparedSchema:
+    """A tool's schema prepared once per process (its text as given: the order of its
+    properties is the order the grammar writes them in); agent-size tool sets repeat their tools
+    from request to request, and checking a schema is most of a large set's cost. A prepared
+    schema is read, never changed."""
+    return prepare(json.loads(parameters), f"tool {name!r}", unsupported, ask_xgrammar)
 
 
 def tool_levels(declared: list[ToolDecl], choice: str, strict: int) -> Optional[dict[str, int]]:
@@ -208,7 +227,11 @@ def build_spec(
     ask_xgrammar: bool = True,
     response_format: Any = None,
     strict: int = DEFAULT_STRICT,
+    route_from: Optional[int] = None,
 ) -> GrammarSpec:
+    """``route_from``: from this many tools held to their schemas on, a format whose calls name
+    their tool in a header (and whose begin marker is a token) gets a routed grammar (see
+    ``routed``); None: never."""
     fmt = get_format(format)
     t = fmt.tools
     strict = check_strict(strict)
@@ -233,10 +256,32 @@ def build_spec(
     by_id = control_ids is not None and all(m in marks.ids for m in t.markers if not is_text(m))
     request = TagRequest(fmt, choice, chosen, parallel_tool_calls, marks, control_ids if by_id else None, max_whitespace)
     layout = _LAYOUTS[t.layout.name]
+    calls = None
+    if route_from is not None and answer is None and by_id and _routable(fmt, layout, marks) and sum(s.level >= 2 for s in chosen) >= route_from:
+        calls = [structural_tag(layout.routed_call(request, s)) if s.level >= 2 else None for s in chosen]
+        request = replace(request, tools=[ToolSpec(s.name, _any_object(), 1) if s.level >= 2 else s for s in chosen])
     tag = layout.layout_tag(request) if answer is None else answer_tag(request, layout, answer)
     if fmt.turn_end:  # what ends the turn after the answer and calls (Kimi-K3's message close)
         tag = seq([tag, const(fmt.turn_end)])
-    return GrammarSpec(fmt, choice, chosen, parallel_tool_calls, structural_tag(tag), marks.ids, answer)
+    return GrammarSpec(fmt, choice, chosen, parallel_tool_calls, structural_tag(tag), marks.ids, answer, calls=calls)
+
+
+def _routable(fmt: ChatFormat, layout: Any, marks: Markers) -> bool:
+    """Whether the guard can tell, from whole tokens, which tool a call names and where its
+    call began: a header naming it after a begin marker that is one token; reasoning that is
+    no text (the grammar would hold it, and the guard reads only part of it)."""
+    t = fmt.tools
+    return hasattr(layout, "routable") and layout.routable(t) and not is_text(t.call_begin) and t.call_begin in marks.ids and not fmt.text_reasoning
+
+
+_ANY_OBJECT: list[PreparedSchema] = []
+
+
+def _any_object() -> PreparedSchema:
+    """The arguments of any tool in a router: any JSON object (a level-1 tool's own)."""
+    if not _ANY_OBJECT:
+        _ANY_OBJECT.append(prepare({"type": "object"}, "any object", ask_xgrammar=False))
+    return _ANY_OBJECT[0]
 
 
 def build_structural_tag(

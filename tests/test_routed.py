@@ -1,0 +1,208 @@
+"""Routed grammars (agent-size tool sets, see thinkgate.constraint.routed): a router compiled
+per tool set and one grammar per tool, compiled when a call names it. The threshold is lowered
+(``route_from=1``) so that a 60-tool set is routed and quick to compile here.
+
+Every sample is a real random walk (a uniformly random token among those the row allows) with
+the real DeepSeek tokenizer, parsed, and every call validated against its tool's schema."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import jsonschema
+import numpy as np
+import pytest
+import xgrammar as xgr
+
+from schemas import REALISTIC
+from thinkgate import parse
+from thinkgate.constraint import ReasonerGrammar, compile_tool_grammar, grammar_cache
+from thinkgate.constraint.examples import example_value
+from thinkgate.constraint.structural_tag import build_spec
+from thinkgate.constraint.vocabulary import vocabulary_for
+from thinkgate.formats import get_format
+
+
+def _generated(i: int) -> dict:
+    """Tool ``i`` of the set: the realistic schemas renamed, and generated ones of every
+    shape a walk meets (enums, bounded numbers and strings, nested arrays of objects)."""
+    kind = i % 6
+    if kind < 4:
+        tool = copy.deepcopy(REALISTIC[kind])
+        tool["function"]["name"] = f"{tool['function']['name']}_{i}"
+        return tool
+    props = {
+        "mode": {"enum": [f"m{i}", "fast", "slow"]},
+        "count": {"type": "integer", "minimum": 0, "maximum": 9 + i},
+        "label": {"type": "string", "maxLength": 6},
+        "on": {"type": "boolean"},
+    }
+    if kind == 5:
+        props["items"] = {
+            "type": "array",
+            "maxItems": 2,
+            "items": {"type": "object", "properties": {"k": {"type": "string", "maxLength": 4}, "v": {"type": "number"}}, "required": ["k"], "additionalProperties": False},
+        }
+    required = sorted(props)[: 1 + i % 3]
+    return {"type": "function", "function": {"name": f"op{i}_{'x' * (i % 3)}", "parameters": {"type": "object", "properties": props, "required": required, "additionalProperties": False}}}
+
+
+TOOLS = [_generated(i) for i in range(60)]
+SCHEMAS = {t["function"]["name"]: t["function"]["parameters"] for t in TOOLS}
+VALIDATORS = {n: jsonschema.Draft202012Validator(s, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER) for n, s in SCHEMAS.items()}
+NAMED = "op5_xx"
+CHOICES = {"auto": "auto", "required": "required", "named": {"type": "function", "function": {"name": NAMED}}, "none": "none"}
+STEPS = 500
+
+
+def _allowed(g: ReasonerGrammar, bitmask, vocab_size: int) -> np.ndarray:
+    if g.needs_bitmask and g.fill_bitmask(bitmask, 0):
+        return np.flatnonzero(np.unpackbits(bitmask[0].numpy().view(np.uint8), bitorder="little")[:vocab_size])
+    return np.arange(vocab_size)
+
+
+def _walk(tokenizer, grammar, rng, thinking=False, close_after=40):
+    """One output: a uniformly random allowed token per step; under "auto" the tool section is
+    opened at the third step, under "none" the output ends after a few; past ``close_after``
+    steps a closing token (quote, bracket, marker, end) is taken wherever one is allowed, so
+    that free strings end (still only tokens the row allows)."""
+    vocab = vocabulary_for(tokenizer)
+    bitmask = xgr.allocate_token_bitmask(1, vocab.size)
+    closers = np.array(sorted({*vocab.control_ids, *grammar.stop_ids, *(i for i, b in enumerate(vocab.token_bytes) if b and not b.strip(b'"}]'))}))
+    trigger = vocab.token_id(grammar.format.tools.trigger)
+    g = ReasonerGrammar(grammar, thinking=thinking, thinking_budget=2 if thinking else None)
+    ids = []
+    for step in range(STEPS):
+        allowed = _allowed(g, bitmask, vocab.size)
+        tid = int(rng.choice(allowed))
+        if grammar.choice == "auto" and step == 3 and trigger in allowed:
+            tid = trigger
+        late = np.intersect1d(allowed, closers) if step >= (12 if grammar.choice == "none" else close_after) else ()
+        if len(late):
+            tid = int(rng.choice(late))
+        assert g.accept_token(tid), g.error
+        ids.append(tid)
+        if g.is_terminated():
+            break
+    assert g.is_terminated(), "the walk did not end"
+    return ids
+
+
+def _calls(tokenizer, fmt, ids, thinking=False):
+    body = ids[:-1]
+    text = tokenizer.decode(body, skip_special_tokens=False, clean_up_tokenization_spaces=False)
+    m = parse(text, format=fmt, thinking=thinking, token_ids=body, tokenizer=tokenizer, tools=TOOLS, on_invalid_call="content")
+    assert not m.invalid_tool_calls, [c.error for c in m.invalid_tool_calls]
+    for call in m.tool_calls:
+        errors = [e.message for e in VALIDATORS[call.name].iter_errors(json.loads(call.arguments))]
+        assert not errors, (call.name, call.arguments, errors)
+    return m.tool_calls
+
+
+@pytest.mark.parametrize("fmt", ["deepseek_v3_1", "deepseek_r1", "kimi_k2"])
+@pytest.mark.parametrize("choice", list(CHOICES))
+def test_routed_samples_are_valid_calls(tokenizer_for, fmt, choice):
+    tok = tokenizer_for(fmt)
+    grammar = compile_tool_grammar(tok, fmt, TOOLS, CHOICES[choice], route_from=1)
+    assert (grammar.calls is not None) == (choice != "none")
+    rng = np.random.default_rng(sum(map(ord, fmt + choice)))
+    names = []
+    for k in range(4):
+        thinking = k % 2 == 1 and choice in ("required", "auto")
+        calls = _calls(tok, fmt, _walk(tok, grammar, rng, thinking=thinking), thinking=thinking)
+        names += [c.name for c in calls]
+        if choice in ("required", "named"):
+            assert calls
+        if choice == "named":
+            assert {c.name for c in calls} == {NAMED}
+        if choice == "none":
+            assert not calls
+    if choice == "auto":
+        assert names  # the section was opened and the calls walked
+
+
+def _row(g, bitmask):
+    g.fill_bitmask(bitmask, 0)
+    return bitmask[0].clone()
+
+
+@pytest.mark.parametrize("fmt", ["deepseek_v3_1", "deepseek_r1", "kimi_k2"])
+def test_router_and_full_grammar_allow_the_same_tokens(tokenizer_for, fmt):
+    """Along example calls of every tool and along random walks, the routed grammar's row
+    (router, then the tool's) equals the full grammar's, token for token."""
+    tok = tokenizer_for(fmt)
+    tools = TOOLS[:6]
+    routed = compile_tool_grammar(tok, fmt, tools, "required", route_from=1)
+    full = compile_tool_grammar(tok, fmt, tools, "required", route_from=None)
+    assert routed.calls is not None and full.calls is None
+    t = routed.format.tools
+    outputs = [
+        tok.encode(t.section_text([(s["function"]["name"], json.dumps(example_value(s["function"]["parameters"]), ensure_ascii=False))]), add_special_tokens=False)
+        for s in tools
+    ]
+    rng = np.random.default_rng(7)
+    outputs += [_walk(tok, routed, rng)[:-1] for _ in range(2)]
+    vocab = vocabulary_for(tok)
+    bitmask = xgr.allocate_token_bitmask(1, vocab.size)
+    walked = 0
+    for ids in outputs:
+        a, b = ReasonerGrammar(routed, thinking=False), ReasonerGrammar(full, thinking=False)
+        for i in ids:
+            assert bool((_row(a, bitmask) == _row(b, bitmask)).all()), tok.decode(ids[: ids.index(i) + 1])
+            taken = a.accept_token(i)
+            assert taken == b.accept_token(i), (a.error, b.error)
+            if not taken:  # an example's properties in an order the grammars do not write
+                break
+        walked += taken
+    assert walked >= len(outputs) // 2
+
+
+def test_tool_grammars_are_shared_across_tool_sets(tokenizer):
+    """Two tool sets that share a tool compile its call grammar once; a rollback across the
+    call's start drops the tool's matcher, and the call is taken again the same way."""
+    fmt = "deepseek_v3_1"
+    shared = TOOLS[25]
+    first = compile_tool_grammar(tokenizer, fmt, TOOLS[:30], "required", route_from=1)
+    second = compile_tool_grammar(tokenizer, fmt, TOOLS[20:50], "required", route_from=1)
+    assert first is not second
+    calls = grammar_cache(tokenizer).calls
+    name = shared["function"]["name"]
+    ids = tokenizer.encode(first.format.tools.section_text([(name, json.dumps(example_value(shared["function"]["parameters"])))]), add_special_tokens=False)
+    before = (calls.hits, calls.misses)
+    for grammar in (first, second):
+        g = ReasonerGrammar(grammar, thinking=False)
+        assert g.accept_tokens(ids), g.error
+        g.rollback(len(ids) - 2)  # back before the tool's name
+        assert g._matcher._tool is None
+        assert g.accept_tokens(ids[2:] + [grammar.stop_ids[0]]), g.error
+        assert g.is_terminated()
+    hits, misses = calls.hits - before[0], calls.misses - before[1]
+    assert misses <= 1 and hits >= 3  # compiled at most once (an earlier test may have), then found
+
+
+def test_a_token_the_tool_refuses_ends_the_request(tokenizer):
+    """The router alone would take any object; the tool's grammar refuses arguments off its
+    schema, and so does the request."""
+    grammar = compile_tool_grammar(tokenizer, "deepseek_v3_1", TOOLS, "required", route_from=1)
+    text = grammar.format.tools.section_text([("get_weather_0", '{"city": "Paris", "days": 99}')])
+    ids = tokenizer.encode(text, add_special_tokens=False)
+    g = ReasonerGrammar(grammar, thinking=False)
+    assert not g.accept_tokens(ids)
+    assert "not allowed by the tool grammar" in g.error
+
+
+def test_below_the_threshold_nothing_changes(tokenizer):
+    grammar = compile_tool_grammar(tokenizer, "deepseek_v3_1", TOOLS[:10], "auto")
+    assert grammar.calls is None
+
+
+@pytest.mark.parametrize("fmt, routed", [("deepseek_v3_1", True), ("kimi_k2", True), ("qwen3", False), ("qwen3_coder", False), ("glm45", False), ("llama3_json", False)])
+def test_which_formats_are_routed(fmt, routed):
+    """Calls that name their tool in a header before JSON arguments are routed; call objects,
+    parameters and bare JSON calls keep the full grammar (markers given ids, as a tokenizer
+    with them as single tokens would)."""
+    f = get_format(fmt)
+    ids = {m: 200000 + k for k, m in enumerate(f.token_markers)}
+    spec = build_spec(f, TOOLS[:6], "auto", marker_ids=ids, control_ids=sorted(ids.values()), ask_xgrammar=False, route_from=1)
+    assert (spec.calls is not None) == routed

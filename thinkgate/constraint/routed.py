@@ -1,0 +1,152 @@
+"""Routed grammars: agent-size tool sets compiled in a fraction of a second.
+
+xgrammar's compile precomputes token masks for every position of the grammar, so its cost grows
+with the tools' schemas (on the DeepSeek vocabulary about 12 ms per BFCL function: 400 functions
+take seconds). A routed grammar splits that cost in two:
+
+* the *router*, compiled per tool set: the format's whole call structure with every tool's name,
+  but every tool's arguments one shared "any JSON object" (its cost hardly grows with the tools);
+* one grammar per tool, from its call's begin marker to the end of its arguments, compiled when a
+  call first names the tool and cached by its tag, so tool sets that share a tool share it.
+
+While a call's arguments are written, the row is the router's mask AND the tool's mask. The
+guard already follows the call headers from token ids; it says where the call began and which
+tool its header named, and the tool's matcher is started there, fed the call's tokens written
+so far. Each is held as the full grammar holds it: the router keeps the structure, the names and
+the JSON object, the tool's grammar its header and its arguments' schema (its grammar ends in
+any text, so a token that closes the arguments and begins the footer is the router's to judge).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from concurrent.futures import Future
+from typing import Any, Optional
+
+import xgrammar as xgr
+
+from .guard import ARGS, ArgumentsGuard
+
+# From this many tools held to their schemas on, a tool set is routed (see the README's
+# "Agent-size tool sets" for the measurements it comes from).
+ROUTE_FROM = 32
+
+
+class CallGrammars:
+    """Compiled per-tool grammars of one tokenizer, keyed by their tags (thread-safe LRU);
+    a tool compiles once, whichever tool sets hold it."""
+
+    def __init__(self, compiler: xgr.GrammarCompiler, size: int = 4096):
+        self.compiler = compiler
+        self.size = size
+        self._entries: OrderedDict[str, Future] = OrderedDict()
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, tag: dict) -> xgr.CompiledGrammar:
+        # (not sorted: the order of a schema's properties is the order xgrammar writes them in)
+        key = json.dumps(tag, separators=(",", ":"), ensure_ascii=False)
+        with self._lock:
+            fut = self._entries.get(key)
+            if fut is not None:
+                self._entries.move_to_end(key)
+                self.hits += 1
+                mine = False
+            else:
+                fut = self._entries[key] = Future()
+                self.misses += 1
+                mine = True
+                while len(self._entries) > self.size:
+                    self._entries.popitem(last=False)
+        if mine:
+            try:
+                fut.set_result(self.compiler.compile_structural_tag(key))
+            except BaseException as e:
+                with self._lock:
+                    self._entries.pop(key, None)
+                fut.set_exception(e)
+        return fut.result()
+
+
+class RoutedCalls:
+    """The per-tool grammars of one routed tool set: ``tags[i]`` is tool ``i``'s (None: the
+    router holds that tool alone)."""
+
+    def __init__(self, cache: CallGrammars, tags: list[Optional[dict]]):
+        self.cache = cache
+        self.tags = tags
+
+    def compiled(self, index: int) -> Optional[xgr.CompiledGrammar]:
+        tag = self.tags[index]
+        return None if tag is None else self.cache.get(tag)
+
+
+class RoutedMatcher:
+    """A router's matcher and, inside a call's arguments, the named tool's: what a
+    ``GrammarMatcher`` offers a request (accept, rollback, fill, termination). It reads the
+    call's place and tool from ``guard``, which must be fed the same tokens after each accept."""
+
+    def __init__(self, router: xgr.GrammarMatcher, calls: RoutedCalls, guard: ArgumentsGuard):
+        self.router = router
+        self.calls = calls
+        self.guard = guard
+        self._tokens: list[int] = []
+        self._call: Optional[tuple[int, int]] = None  # (call_at, tool) that _tool follows
+        self._tool: Optional[xgr.GrammarMatcher] = None
+
+    def _sync(self) -> None:
+        """Start or drop the tool's matcher where the guard's call is (it has read every token
+        this matcher has)."""
+        g = self.guard
+        if len(g._history) != len(self._tokens):
+            raise RuntimeError(f"the arguments guard read {len(g._history)} tokens and the routed matcher {len(self._tokens)}")
+        want = (g.call_at, g.tool) if g.mode == ARGS and g.tool is not None else None
+        if want == self._call:
+            return
+        self._call, self._tool = want, None
+        if want is None:
+            return
+        compiled = self.calls.compiled(want[1])
+        if compiled is None:
+            return
+        matcher = xgr.GrammarMatcher(compiled)
+        for t in self._tokens[want[0] :]:
+            if not matcher.accept_token(t):
+                raise RuntimeError(f"tool {want[1]}'s grammar refuses token {t} of its call, which the router took")
+        self._tool = matcher
+
+    def accept_token(self, token_id: int) -> bool:
+        self._sync()
+        if not self.router.accept_token(token_id):
+            return False
+        if self._tool is not None and not self._tool.accept_token(token_id):
+            self.router.rollback(1)
+            return False
+        self._tokens.append(token_id)
+        return True
+
+    def rollback(self, k: int) -> None:
+        if k <= 0:
+            return
+        self.router.rollback(k)
+        if self._tool is not None:
+            fed = len(self._tokens) - self._call[0]
+            if k >= fed:
+                self._call = self._tool = None
+            else:
+                self._tool.rollback(k)
+        del self._tokens[-k:]
+
+    def fill_next_token_bitmask(self, bitmask: Any, index: int = 0) -> bool:
+        """Inside a call's arguments the tool's mask alone: its grammar holds the call to its
+        end as the full grammar does, and the router's "any object" admits every object it
+        does (the router still reads every token, and refuses what it would not admit)."""
+        self._sync()
+        (self._tool or self.router).fill_next_token_bitmask(bitmask, index)
+        return True
+
+    def is_terminated(self) -> bool:
+        return self.router.is_terminated()
