@@ -113,6 +113,7 @@ class ReasonerGrammar:
         self._pos = 0
         self._think_start = 0
         self._matcher: Optional[xgr.GrammarMatcher] = None
+        self._routed = grammar.calls is not None
         self._guard: Optional[ArgumentsGuard] = None
         # (position, then phase, error, tokens it fed the matcher, and the opening / closing /
         # budget counters before it) for every token but the ordinary thinking ones, which cost
@@ -183,7 +184,8 @@ class ReasonerGrammar:
         self._free = self.phase == Phase.THINKING and not forcing
         # The tool phase's common step: the matcher's mask, the guard's, nothing forced (the
         # batch masker fills these rows together, and accept_token takes a short path).
-        self.plain = self.phase == Phase.CONSTRAINED and self._text is None and self._answer_forced_from is None and self.needs_bitmask
+        # (a routed grammar's matcher is two, which xgrammar's batch calls do not know)
+        self.plain = self.phase == Phase.CONSTRAINED and self._text is None and self._answer_forced_from is None and self.needs_bitmask and not self._routed
 
     def _answer_free(self) -> bool:
         """Strict level 0 under "auto", outside thinking: the grammar admits every token, so no
