@@ -96,7 +96,41 @@ def dying(name: str = "dying") -> MCPServer:
     return server
 
 
-SERVERS = {"calc": calculator, "kv": kv_store, "flaky": failing, "dying": dying}
+def meeting(name: str = "meet", wait: float = 5.0) -> MCPServer:
+    """Two calls that each wait for the other: both say "met" only if they run at once."""
+    import anyio
+
+    server = MCPServer(name, log_level="WARNING")
+    arrived: list[str] = []
+    both = anyio.Event()
+
+    @server.tool()
+    async def meet(who: Literal["ann", "bob"]) -> str:
+        """Wait for the other one."""
+        arrived.append(who)
+        if len(arrived) == 2:
+            both.set()
+        with anyio.move_on_after(wait):
+            await both.wait()
+            return "met"
+        return "alone"
+
+    return server
+
+
+def unenforceable(name: str = "odd") -> MCPServer:
+    """A tool whose schema holds a keyword thinkgate cannot enforce (multipleOf)."""
+    server = MCPServer(name, log_level="WARNING")
+
+    @server.tool()
+    def pick(n: Annotated[int, Field(ge=0, le=100, multiple_of=5)]) -> int:
+        """Pick a multiple of five."""
+        return n
+
+    return server
+
+
+SERVERS = {"calc": calculator, "kv": kv_store, "flaky": failing, "dying": dying, "odd": unenforceable}
 
 if __name__ == "__main__":
     which = sys.argv[1]
