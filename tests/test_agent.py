@@ -261,3 +261,44 @@ def test_the_command_line_prints_each_turn_and_writes_the_transcript(model_path,
     assert main(["agent", "--model", str(model_path), "--mcp", f"{sys.executable} {SCRIPT} odd", "x"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("thinkgate agent: error: MCP server 'odd', tool 'pick'") and "multipleOf" in err and "Traceback" not in err
+
+
+class RecordedOutputs:
+    """Kimi-K2 outputs as a model wrote them, read by thinkgate's parser turn after turn (the
+    tiny model speaks DeepSeek's markup only); the requests it was given are kept."""
+
+    def __init__(self, outputs):
+        from thinkgate.formats import get_format
+
+        self.format = get_format("kimi_k2")
+        self.outputs = list(outputs)
+        self.requests = []
+
+    def complete(self, request, unsupported="error"):
+        from thinkgate.parsing import StreamParser
+
+        self.requests.append(request)
+        parser = StreamParser(self.format, thinking="auto", tools=request.tools)
+        parser.feed(self.outputs.pop(0))
+        parser.finish()
+        return parser.message.to_openai_choice()
+
+
+def test_call_ids_round_trip_as_the_template_writes_them():
+    from test_detect import KIMI_K2_LIKE
+    import jinja2
+
+    calls = (
+        '<|tool_calls_section_begin|><|tool_call_begin|>functions.calculate:0<|tool_call_argument_begin|>{"op": "add", "a": 2, "b": 3}<|tool_call_end|>'
+        '<|tool_call_begin|>functions.calculate:1<|tool_call_argument_begin|>{"op": "mul", "a": 4, "b": 5}<|tool_call_end|><|tool_calls_section_end|>'
+    )
+    engine = RecordedOutputs(["<think>Two sums.</think>" + calls, "<think>Done.</think>5 and 20."])
+    seen = []
+    result = asyncio.run(run_agent(engine, [mcp_servers.calculator(seen=seen)], "Add 2 and 3; multiply 4 by 5."))
+    assert result.stop_reason == "answer" and result.answer == "5 and 20."
+    assert seen == [("calculate", {"op": "add", "a": 2, "b": 3}), ("calculate", {"op": "mul", "a": 4, "b": 5})]
+    # the second turn's prompt: the calls exactly as the model wrote them, each result under its id
+    prompt = jinja2.Environment().from_string(KIMI_K2_LIKE).render(messages=engine.requests[1].messages, add_generation_prompt=True)
+    assert calls in prompt
+    # (the test template writes a backslash and an n between the id and the result)
+    assert "## Return of functions.calculate:0\\n5<|im_end|>" in prompt and "## Return of functions.calculate:1\\n20<|im_end|>" in prompt
