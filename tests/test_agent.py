@@ -186,8 +186,8 @@ def test_a_failing_tool_goes_back_to_the_model_and_the_loop_goes_on(engine):
 
 def test_a_server_that_dies_mid_loop_is_a_clear_error_with_the_transcript(engine, tmp_path):
     log = tmp_path / "calls.jsonl"
-    with pytest.raises(ServerError) as caught:
-        asyncio.run(run_agent(engine, [stdio("dying", log)], "Add things.", max_steps=3, errlog=open(os.devnull, "w"), **TURN))
+    with pytest.raises(ServerError) as caught, open(os.devnull, "w") as sink:
+        asyncio.run(run_agent(engine, [stdio("dying", log)], "Add things.", max_steps=3, errlog=sink, **TURN))
     error = caught.value
     assert error.server == "dying" and "stopped answering during turn 2" in str(error)
     # turn 1 and its result, then turn 2's call, which got no result
@@ -229,10 +229,12 @@ def test_a_schema_the_grammar_cannot_enforce_is_refused_up_front_or_relaxed():
 
 def test_a_server_that_cannot_be_reached_is_named():
     engine = TransformersEngine(None, None, "deepseek_r1")
-    for server, label in [([sys.executable, "-c", "pass"], "python"), (f"http://127.0.0.1:{_free_port()}/mcp", None)]:
-        with pytest.raises(ServerError) as caught:
-            asyncio.run(Agent(engine, [server], errlog=open(os.devnull, "w")).__aenter__())
-        assert "could not be reached" in str(caught.value) or "did not list its tools" in str(caught.value)
+    port = _free_port()
+    # a process that exits before it answers, and a port nobody listens on
+    for server, label in [([sys.executable, str(SCRIPT), "nosuchserver"], "mcp_servers"), (f"http://127.0.0.1:{port}/mcp", f"127_0_0_1_{port}")]:
+        with pytest.raises(ServerError) as caught, open(os.devnull, "w") as sink:
+            asyncio.run(run_agent(engine, [server], "x", errlog=sink))
+        assert caught.value.server == label and str(caught.value).startswith(f"MCP server {label!r} could not be reached: ")
 
 
 def test_the_openai_engine_sends_thinkgates_options_as_vllm_reads_them():

@@ -222,7 +222,7 @@ class Agent:
         if dead is not None:
             record, error = dead
             raise ServerError(
-                f"MCP server {record.server!r} stopped answering during turn {step.index} (call {record.tool}({record.arguments})): {_describe(error)}",
+                f"MCP server {record.server!r} stopped answering during turn {step.index} (call {record.tool}({json.dumps(json.loads(record.arguments), ensure_ascii=False)})): {_describe(error)}",
                 record.server,
                 messages,
             )
