@@ -118,6 +118,20 @@ def meeting(name: str = "meet", wait: float = 5.0) -> MCPServer:
     return server
 
 
+def refusing(name: str = "strict") -> MCPServer:
+    """A tool that answers its call with a JSON-RPC error (the client raises it), not isError."""
+    from mcp.shared.exceptions import MCPError
+
+    server = MCPServer(name, log_level="WARNING")
+
+    @server.tool()
+    def lookup(word: Annotated[str, Field(max_length=8)]) -> str:
+        """Look a word up (refused: no dictionary is loaded)."""
+        raise MCPError(code=-32001, message=f"no dictionary for {word!r}")
+
+    return server
+
+
 def unenforceable(name: str = "odd") -> MCPServer:
     """A tool whose schema holds a keyword thinkgate cannot enforce (multipleOf)."""
     server = MCPServer(name, log_level="WARNING")
@@ -130,7 +144,7 @@ def unenforceable(name: str = "odd") -> MCPServer:
     return server
 
 
-SERVERS = {"calc": calculator, "kv": kv_store, "flaky": failing, "dying": dying, "odd": unenforceable}
+SERVERS = {"calc": calculator, "kv": kv_store, "flaky": failing, "dying": dying, "odd": unenforceable, "strict": refusing}
 
 if __name__ == "__main__":
     which = sys.argv[1]

@@ -195,23 +195,34 @@ def test_a_server_that_dies_mid_loop_is_a_clear_error_with_the_transcript(engine
     assert len(logged(log)) == 2 and json.loads(error.transcript[-1]["tool_calls"][0]["function"]["arguments"]) == logged(log)[1]["arguments"]
 
 
-def test_a_turns_calls_run_concurrently():
-    # Each call waits for the other: run one after the other, the first would wait in vain.
-    message = {
+def _turn(calls):
+    """An assistant turn with these (name, arguments) calls, as the loop keeps one."""
+    return {
         "role": "assistant",
         "content": None,
-        "tool_calls": [{"id": f"call_{w}", "type": "function", "function": {"name": "meet", "arguments": json.dumps({"who": w})}} for w in ("ann", "bob")],
+        "tool_calls": [{"id": f"call_{i}", "type": "function", "function": {"name": n, "arguments": json.dumps(a)}} for i, (n, a) in enumerate(calls)],
     }
 
-    async def go():
-        async with Agent(TransformersEngine(None, None, "deepseek_r1"), [mcp_servers.meeting()]) as agent:
-            step, messages = Step(1, message, "tool_calls"), [message]
-            await agent._run_calls(step, messages)
-            return step, messages
 
-    step, messages = asyncio.run(go())
+async def _run_turn(server, message):
+    async with Agent(TransformersEngine(None, None, "deepseek_r1"), [server]) as agent:
+        step, messages = Step(1, message, "tool_calls"), [message]
+        await agent._run_calls(step, messages)
+        return step, messages
+
+
+def test_a_turns_calls_run_concurrently():
+    # Each call waits for the other: run one after the other, the first would wait in vain.
+    step, messages = asyncio.run(_run_turn(mcp_servers.meeting(), _turn([("meet", {"who": "ann"}), ("meet", {"who": "bob"})])))
     assert [c.content for c in step.calls] == ["met", "met"]
-    assert [m.get("tool_call_id") for m in messages[1:]] == ["call_ann", "call_bob"]
+    assert [m.get("tool_call_id") for m in messages[1:]] == ["call_0", "call_1"]
+
+
+def test_an_error_the_server_answers_a_call_with_is_the_calls_result():
+    step, messages = asyncio.run(_run_turn(mcp_servers.refusing(), _turn([("lookup", {"word": "tea"})])))
+    [call] = step.calls
+    assert call.is_error and call.content == "error: MCPError: no dictionary for 'tea'"
+    assert messages[-1] == {"role": "tool", "tool_call_id": "call_0", "content": call.content}
 
 
 def test_a_schema_the_grammar_cannot_enforce_is_refused_up_front_or_relaxed():
