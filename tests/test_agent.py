@@ -223,6 +223,9 @@ def test_an_error_the_server_answers_a_call_with_is_the_calls_result():
     [call] = step.calls
     assert call.is_error and call.content == "error: MCPError: no dictionary for 'tea'"
     assert messages[-1] == {"role": "tool", "tool_call_id": "call_0", "content": call.content}
+    # a name never offered (an endpoint's parser may read one): an error result too
+    step, messages = asyncio.run(_run_turn(mcp_servers.refusing(), _turn([("define", {"word": "tea"})])))
+    assert step.calls[0].is_error and messages[-1]["content"] == "error: LookupError: no tool named 'define' is offered (lookup)"
 
 
 def test_a_schema_the_grammar_cannot_enforce_is_refused_up_front_or_relaxed():

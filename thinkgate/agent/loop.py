@@ -208,9 +208,9 @@ class Agent:
         routes = self.toolset.routes
         for call in step.message["tool_calls"]:
             fn = call["function"]
-            route = routes[fn["name"]]
-            step.calls.append(CallRecord(call["id"], fn["name"], route.label, route.tool, fn["arguments"]))
-        outcomes = await asyncio.gather(*(self._call(record, routes[record.name].server) for record in step.calls), return_exceptions=True)
+            route = routes.get(fn["name"])  # (an endpoint's parser may read a name never offered)
+            step.calls.append(CallRecord(call["id"], fn["name"], route.label if route else "", route.tool if route else fn["name"], fn["arguments"]))
+        outcomes = await asyncio.gather(*(self._call(record) for record in step.calls), return_exceptions=True)
         dead = None
         for record, outcome in zip(step.calls, outcomes):
             if isinstance(outcome, BaseException):
@@ -227,9 +227,13 @@ class Agent:
                 messages,
             )
 
-    async def _call(self, record: CallRecord, server: int) -> None:
+    async def _call(self, record: CallRecord) -> None:
+        assert self.toolset is not None
+        route = self.toolset.routes.get(record.name)
+        if route is None:
+            raise LookupError(f"no tool named {record.name!r} is offered ({', '.join(self.toolset.routes)})")
         arguments = json.loads(record.arguments)
-        result = await self.clients[server].call_tool(record.tool, arguments, read_timeout_seconds=self.call_timeout)
+        result = await self.clients[route.server].call_tool(record.tool, arguments, read_timeout_seconds=self.call_timeout)
         record.content, record.is_error = result_text(result), bool(result.is_error)
 
 
