@@ -22,8 +22,10 @@ LAYERS = {
     "tokenizers": 2,
     "batch": 3,
     "demo": 4,
+    "agent": 4,
     "cli_checks": 5,
     "cli_generate": 6,
+    "cli_agent": 6,
     "cli": 7,
     "__main__": 8,
 }

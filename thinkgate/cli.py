@@ -1,5 +1,5 @@
-"""The ``thinkgate`` command: ``demo``, ``formats``, ``inspect``, ``detect`` and ``generate``
-(in :mod:`thinkgate.cli_generate`). A user's mistake is one line on stderr and status 2, never a
+"""The ``thinkgate`` command: ``demo``, ``formats``, ``inspect``, ``detect``, ``generate``
+(in :mod:`thinkgate.cli_generate`) and ``agent`` (in :mod:`thinkgate.cli_agent`). A user's mistake is one line on stderr and status 2, never a
 traceback (:class:`~thinkgate.cli_checks.UserError`)."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from typing import Optional
 
 from . import cli_checks as checks
 from .cli_checks import UserError
+from .cli_agent import add_parser as add_agent_parser
 from .cli_generate import cmd_generate
 
 
@@ -229,6 +230,8 @@ def build_parser() -> argparse.ArgumentParser:
     gen.add_argument("--max-model-len", type=_positive, default=4096, help="vLLM's context length (--engine vllm; default: 4096)")
     gen.add_argument("--quiet", action="store_true", help="print nothing but errors (no progress bar, no loading messages)")
     gen.set_defaults(func=cmd_generate)
+
+    add_agent_parser(sub, _positive, STRICT_HELP)
     return parser
 
 

@@ -37,6 +37,7 @@ class RowSpec:
     stop: Optional[list[str]] = None  # OpenAI's stop strings: the output ends before the first
     response_format: Optional[dict] = None  # OpenAI's: the answer after thinking held to JSON
     strict: int = 2  # 0 parse only (under "auto"), 1 markup and tool names, 2 full schemas
+    unsupported: str = "error"  # a schema keyword thinkgate cannot enforce: refused, or dropped ("relax")
 
 
 class ToolCallLogitsProcessor(LogitsProcessor):
@@ -62,7 +63,7 @@ class ToolCallLogitsProcessor(LogitsProcessor):
         self.rows = list(rows)
         self.prompt_lengths = list(prompt_lengths)
         self._grammars = [
-            compile_tool_grammar(tokenizer, r.format, r.tools, r.tool_choice, r.parallel_tool_calls, vocab_size=vocab_size, response_format=r.response_format, strict=r.strict)
+            compile_tool_grammar(tokenizer, r.format, r.tools, r.tool_choice, r.parallel_tool_calls, vocab_size=vocab_size, response_format=r.response_format, strict=r.strict, unsupported=r.unsupported)
             for r in self.rows
         ]
         self.vocab_size = self._grammars[0].vocab.size if self._grammars else 0
@@ -202,6 +203,7 @@ def generate_chat(
     on_batch: Optional[Callable[[int], None]] = None,
     on_progress: Optional[Callable[[int], None]] = None,
     strict: Optional[int] = None,
+    unsupported: str = "error",
 ) -> list[dict]:
     """Generate for OpenAI-shape requests with ``model.generate`` under thinkgate's grammar, and
     return one OpenAI ``chat.completion`` per request (in order).
@@ -210,7 +212,8 @@ def generate_chat(
     tool_choice, thinking, budget, ``max_tokens`` and ``stop``. ``on_batch(n)`` is called after
     each batch of ``n`` requests; ``on_progress(n)`` as ``n`` more requests end their generation,
     row by row while a batch goes on (a progress bar's ``update``). ``strict``: the strict level
-    of the requests that set none (default 2)."""
+    of the requests that set none (default 2). ``unsupported="relax"`` drops the schema keywords
+    thinkgate cannot enforce (with a warning) instead of refusing them."""
     fmt = get_format(format)
     eos = tokenizer.convert_tokens_to_ids(fmt.eos)
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else eos
@@ -223,7 +226,7 @@ def generate_chat(
         for start in range(0, len(members), batch_size):
             chunk = members[start : start + batch_size]
             rows = [
-                RowSpec(fmt, requests[i].tools, requests[i].effective_tool_choice, requests[i].parallel_tool_calls, None, requests[i].thinking_budget, requests[i].max_tokens, requests[i].stop, requests[i].response_format, requests[i].strict_level(strict))
+                RowSpec(fmt, requests[i].tools, requests[i].effective_tool_choice, requests[i].parallel_tool_calls, None, requests[i].thinking_budget, requests[i].max_tokens, requests[i].stop, requests[i].response_format, requests[i].strict_level(strict), unsupported)
                 for i in chunk
             ]
             batch = [prompts[i] for i in chunk]

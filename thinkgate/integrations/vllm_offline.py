@@ -28,8 +28,9 @@ def make_llm(model: str, **kwargs: Any) -> Any:
     return LLM(model=model, **kwargs)
 
 
-def request_options(request: ChatRequest, format: str | ChatFormat, strict: Optional[int] = None) -> RequestOptions:
-    """The thinkgate options of one request (``strict``: the level of a request that sets none)."""
+def request_options(request: ChatRequest, format: str | ChatFormat, strict: Optional[int] = None, unsupported: str = "error") -> RequestOptions:
+    """The thinkgate options of one request (``strict``: the level of a request that sets none;
+    ``unsupported``: refuse, or drop with a warning, a schema keyword thinkgate cannot enforce)."""
     return RequestOptions(
         format=get_format(format).name,
         tools=request.tools,
@@ -39,15 +40,16 @@ def request_options(request: ChatRequest, format: str | ChatFormat, strict: Opti
         thinking_budget=request.thinking_budget,
         response_format=request.response_format,
         strict=request.strict_level(strict),
+        unsupported=unsupported,
     )
 
 
-def sampling_params(request: ChatRequest, format: str | ChatFormat, tokenizer: Any = None, strict: Optional[int] = None) -> Any:
+def sampling_params(request: ChatRequest, format: str | ChatFormat, tokenizer: Any = None, strict: Optional[int] = None, unsupported: str = "error") -> Any:
     """vLLM ``SamplingParams`` for one request, with its thinkgate options, checked (and with
     ``tokenizer``, its grammar compiled) before anything is generated."""
     from vllm import SamplingParams
 
-    opts = request_options(request, format, strict)
+    opts = request_options(request, format, strict, unsupported)
     check_options(opts, tokenizer)
     return SamplingParams(
         max_tokens=request.max_tokens,
@@ -69,16 +71,18 @@ def generate_chat(
     chat_template: Optional[str] = None,
     model_name: Optional[str] = None,
     strict: Optional[int] = None,
+    unsupported: str = "error",
 ) -> list[dict]:
     """One OpenAI ``chat.completion`` per request. ``llm`` is an ``LLM`` built with
     :func:`make_llm` (or a model path, for which one is built). ``strict``: the strict level of
-    the requests that set none (default 2)."""
+    the requests that set none (default 2); ``unsupported="relax"`` drops the schema keywords
+    thinkgate cannot enforce (with a warning) instead of refusing them."""
     if isinstance(llm, str):
         llm = make_llm(llm)
     fmt = get_format(format)
     tokenizer = llm.get_tokenizer()
     prompts = [apply_chat_template(tokenizer, r.messages, fmt, r.tools, r.thinking, chat_template) for r in requests]
-    params = [sampling_params(r, fmt, tokenizer, strict) for r in requests]
+    params = [sampling_params(r, fmt, tokenizer, strict, unsupported) for r in requests]
     outputs = llm.generate([{"prompt_token_ids": p} for p in prompts], params, use_tqdm=False)
     results = []
     for request, prompt, out in zip(requests, prompts, outputs):
@@ -93,7 +97,7 @@ def generate_chat(
         # text where the transformers engine cuts it
         kept, text, cut = output_text(tokenizer, body, request.stop)
         parser.feed_events(text, kept)
-        error = None if cut else _grammar_error(request_options(request, fmt, strict), tokenizer, prompt, ids)
+        error = None if cut else _grammar_error(request_options(request, fmt, strict, unsupported), tokenizer, prompt, ids)
         parser.finish_events("error" if error else "stop" if cut else "length" if completion.finish_reason == "length" else None)
         message = parser.message
         if error:  # the processor ended this request (the batch went on): say why
