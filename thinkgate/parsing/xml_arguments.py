@@ -248,7 +248,9 @@ class XmlArgumentsScanner:
             if key is None:
                 return None
             if not key:
-                return False
+                # a parameter tag with a name no parameter has: the call is malformed there,
+                # not a file's text (the tag is read, and fails)
+                return True
             if key in self._keys:
                 self._refused = f"the parameter {key!r} is given twice"
                 return False
