@@ -442,25 +442,17 @@ CALL_IN_VALUE = (
 OTHER_CALL_IN_VALUE = 'template = """\n<tool_call>\n<function=foo>\n<parameter=bar>baz</parameter>\n</function>\n</tool_call>\n"""\n'
 MARKUP_IN_VALUE = "a file whose text holds the call markup is one call with that text as its value"
 add("qwen3_5/vllm/markers_inside_a_value", qwen(
-    write_file("test.py", TAGS_IN_VALUE) + "\n", [("write_file", {"path": "test.py", "content": TAGS_IN_VALUE[:-1]})], tools=WRITE_FILE),
-    xfail=MARKUP_IN_VALUE + ": the <tool_call> inside the value starts a new call, and the write_file call is reported invalid")
+    write_file("test.py", TAGS_IN_VALUE) + "\n", [("write_file", {"path": "test.py", "content": TAGS_IN_VALUE[:-1]})], tools=WRITE_FILE))
 add("qwen3_5/vllm/parameter_lines_inside_a_value", qwen(
     write_file("test_template.py", PARAM_LINES_IN_VALUE) + "\n",
-    [("write_file", {"path": "test_template.py", "content": PARAM_LINES_IN_VALUE[:-1]})], content=None, tools=WRITE_FILE),
-    xfail=MARKUP_IN_VALUE + ": the value is cut at its first </parameter>, a parameter new_string the schema does not "
-    "name is invented and the rest of the value lands in content")
+    [("write_file", {"path": "test_template.py", "content": PARAM_LINES_IN_VALUE[:-1]})], content=None, tools=WRITE_FILE))
 add("qwen3_5/vllm/same_parameter_name_inside_a_value", qwen(
-    write_file("fixture.py", SAME_NAME_IN_VALUE), [("write_file", {"path": "fixture.py", "content": SAME_NAME_IN_VALUE[:-1]})], tools=WRITE_FILE),
-    xfail=MARKUP_IN_VALUE + ": the <parameter=path> inside the value ends it, and the call is reported invalid")
+    write_file("fixture.py", SAME_NAME_IN_VALUE), [("write_file", {"path": "fixture.py", "content": SAME_NAME_IN_VALUE[:-1]})], tools=WRITE_FILE))
 add("qwen3_5/vllm/whole_call_inside_a_value", qwen(
-    write_file("fixture.py", CALL_IN_VALUE), [("write_file", {"path": "fixture.py", "content": CALL_IN_VALUE[:-1]})], content=None, tools=WRITE_FILE),
-    xfail=MARKUP_IN_VALUE + ": the call written inside the value is read as the call (path literal/value.txt), the "
-    "outer one is reported invalid and the value's tail lands in content")
+    write_file("fixture.py", CALL_IN_VALUE), [("write_file", {"path": "fixture.py", "content": CALL_IN_VALUE[:-1]})], content=None, tools=WRITE_FILE))
 add("qwen3_5/vllm/call_to_unlisted_tool_then_call_inside_a_value", qwen(
     "<tool_call>\n<function=foo>\n<parameter=bar>baz</parameter>\n</function>\n</tool_call>\n\n" + write_file("fixture.py", OTHER_CALL_IN_VALUE),
-    [("write_file", {"path": "fixture.py", "content": OTHER_CALL_IN_VALUE[:-1]})], content=None, invalid=1, tools=WRITE_FILE),
-    xfail=MARKUP_IN_VALUE + " (the first call, to foo, is not among the tools: invalid by design): the write_file call is "
-    "reported invalid and the value's tail lands in content")
+    [("write_file", {"path": "fixture.py", "content": OTHER_CALL_IN_VALUE[:-1]})], content=None, invalid=1, tools=WRITE_FILE))
 add("qwen3_5/vllm/unrendered_jinja_call_rejected", qwen(
     "<tool_call>\n<function={{ tc.name }}>\n<parameter={{ k }}>\n{{ v }}\n</parameter>\n</function>\n</tool_call>\n\n" + write_file("out.txt", "hello\n"),
     [("write_file", {"path": "out.txt", "content": "hello"})], invalid=1, tools=WRITE_FILE))
@@ -634,22 +626,23 @@ def granite_complex(string_args):
     return BETWEEN[0] + tcs[0] + BETWEEN[1] + tcs[1] + BETWEEN[2] + tcs[2] + BETWEEN[3]
 
 
-GRANITE_STRING_ARGS = "Granite 4 writes a call's arguments as a JSON string of the object; that call is reported invalid instead of read"
-EXAONE_STRING_ARGS = "arguments written as a JSON string are not a JSON object: reported invalid (EXAONE 4 is not known to write them so)"
+STRING_ARGS = {
+    # Granite 4's template writes a call's arguments as an object (arguments given as a string in
+    # the history are written raw, not quoted) and its prompt asks for "<args-json-object>": a
+    # JSON string there is no text the template teaches, and decoding it would read the call twice
+    "granite4": "arguments written as a JSON string are not a JSON object: reported invalid (Granite 4's template "
+    "writes them as an object, a string from the history unquoted; vLLM passes the string on)",
+    "exaone4": "arguments written as a JSON string are not a JSON object: reported invalid (EXAONE 4 is not known to write them so)",
+}
 for fmt in ("granite4", "exaone4"):
     def herm(text, calls, fmt=fmt, **kw):
         return Case(fmt, text, calls, **kw)
 
     p = f"{fmt}/vllm/"
     add(p + "granite_complex", herm(granite_complex(False), [("find_bbox", COORD), ("get_stock_price", STOCK), ("find_bbox", COORD)], content="".join(BETWEEN)))
-    if fmt == "granite4":
-        add(p + "granite_complex_string_arguments", herm(
-            granite_complex(True), [("find_bbox", COORD), ("get_stock_price", STOCK), ("find_bbox", COORD)], content="".join(BETWEEN)),
-            xfail=GRANITE_STRING_ARGS)
-    else:
-        add(p + "granite_complex_string_arguments", herm(
-            granite_complex(True), [("find_bbox", COORD), ("get_stock_price", STOCK)], content="".join(BETWEEN), invalid=1,
-            why=EXAONE_STRING_ARGS))
+    add(p + "granite_complex_string_arguments", herm(
+        granite_complex(True), [("find_bbox", COORD), ("get_stock_price", STOCK)], content="".join(BETWEEN), invalid=1,
+        why=STRING_ARGS[fmt]))
     add(p + "content_between_calls", herm(
         '<tool_call> {"name": "find_bbox", "arguments": {}} </tool_call>some explanation <tool_call> {"name": "get_stock_price", "arguments": {}} </tool_call>',
         [("find_bbox", {}), ("get_stock_price", {})], content="some explanation "))
@@ -673,10 +666,7 @@ for fmt in ("granite4", "exaone4"):
         '<tool_call>\n{"name": "final_answer", "arguments": {"trigger": true}}', [("final_answer", {"trigger": True})]))
     add(p + "hermes_invalid_json", herm('<tool_call>\n{"name": "final_answer", "arguments": {"trigger": true}', [], invalid=1))
     SERIALIZED = '<tool_call>\n{"name": "get_db_config", "arguments": "{\\"param\\": \\"max_connections\\"}"}\n</tool_call>'
-    if fmt == "granite4":
-        add(p + "hermes_serialized_arguments", herm(SERIALIZED, [("get_db_config", {"param": "max_connections"})]), xfail=GRANITE_STRING_ARGS)
-    else:
-        add(p + "hermes_serialized_arguments", herm(SERIALIZED, [], invalid=1, why=EXAONE_STRING_ARGS))
+    add(p + "hermes_serialized_arguments", herm(SERIALIZED, [], invalid=1, why=STRING_ARGS[fmt]))
     for j, value in enumerate(["hello", "{hello world}", "[oops", '{"a": 1} tail text']):
         add(p + f"hermes_string_arguments_{j}", herm(
             "<tool_call>" + json.dumps({"name": "f", "arguments": value}) + "</tool_call>", [], invalid=1,

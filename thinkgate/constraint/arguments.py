@@ -9,6 +9,7 @@ import re
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Optional
 
+from ..formats.base import admits_free_keys
 from .schema_nodes import call_object_node
 
 if TYPE_CHECKING:
@@ -29,8 +30,7 @@ def parameters_schema(spec: ToolSpec, xml: Any, format_name: str) -> Any:
         )
     # xgrammar reads an object that says nothing but its type as any object (its keys any
     # identifiers of any length), though its absent additionalProperties is false elsewhere
-    bare = not set(schema) - _ANNOTATIONS
-    free = schema.get("additionalProperties", bare) is not False
+    free = admits_free_keys(schema)
     if schema.get("patternProperties") or (free and "propertyNames" in schema):
         keyword = "patternProperties" if schema.get("patternProperties") else "propertyNames"
         raise ValueError(f"{where}: {keyword!r} at # cannot be enforced on parameter names in format {format_name!r}; declare the parameters in 'properties'")
@@ -41,16 +41,14 @@ def parameters_schema(spec: ToolSpec, xml: Any, format_name: str) -> Any:
     return schema
 
 
-# Keywords that constrain nothing: an object schema of these and its type is a bare object.
-_ANNOTATIONS = frozenset(("type", "title", "description", "$schema", "$id", "$comment", "default", "examples"))
-
-
 def parameters_grammar(schema: Any, xml: Any, max_whitespace: Optional[int]) -> dict:
     """The grammar of a tool's parameters (``schema`` from :func:`parameters_schema`): xgrammar's
-    XML style, with one change. Its style lets any whitespace stand around a value whose text is
+    XML style, with two changes. Its style lets any whitespace stand around a value whose text is
     not the bare string (an enum, a length, a pattern), and the parser returns a value verbatim
     but for the format's ``padding`` once on each side; so around every value only that padding
-    may stand, and what the parser returns is what the grammar held to the schema."""
+    may stand, and what the parser returns is what the grammar held to the schema. And a plain
+    string value, which the style already keeps free of the value's closing tag, is kept free of
+    a parameter tag's opening too (the parser pairs such a tag with the next closing tag)."""
     return {"type": "grammar", "grammar": _padded_values(json.dumps(schema), xml, max_whitespace)}
 
 
@@ -72,6 +70,10 @@ def _padded_values(schema_json: str, xml: Any, max_whitespace: Optional[int]) ->
     opening = "(" + "|".join(re.escape(json.dumps(o)) for o in openings) + ")"
     site = re.compile(opening + " " + _WHITESPACE + r" (\S+) " + _WHITESPACE + " " + re.escape(closing))
     ebnf = site.sub(lambda m: f"{m.group(1)} {padding} {m.group(2)} {padding} {closing}", ebnf)
+    # A plain string value holds no parameter tag's opening either: the parser counts one as a
+    # parameter written inside the value, whose closing tag then is not the value's own.
+    excludes = "excludes=(" + closing + ")"
+    ebnf = ebnf.replace(excludes, "excludes=(" + closing + ", " + json.dumps(xml.key_open) + ")")
     if re.search(_WHITESPACE + " " + re.escape(closing), ebnf):
         # a value site of a shape this rewrite does not know: refuse rather than let the parser
         # and the grammar disagree on a value

@@ -27,13 +27,13 @@ import json
 import re
 from typing import Any, Optional
 
+from ..formats.base import ANNOTATIONS
 from .schema_nodes import resolve_ref
 from .tag_elements import Element, const, either, json_schema, optional, regex, seq, star
 from .free_text import text_grammar, text_without
 
 _INTEGER = r"-?(0|[1-9][0-9]{0,17})"
 _NUMBER = r"-?(0|[1-9][0-9]{0,15})(\.[0-9]{1,16})?([eE][+-]?[0-9]{1,3})?"
-_ANNOTATIONS = frozenset(("type", "title", "description", "$schema", "$id", "$comment", "default", "examples"))
 
 
 def literal_arguments_element(schema: Any, style: Any, quote: Element, where: str, format_name: str) -> Element:
@@ -70,7 +70,7 @@ class _Builder:
             try:
                 target = resolve_ref(ref, self.root)
                 rest = {k: v for k, v in node.items() if k != "$ref"}
-                if set(rest) - _ANNOTATIONS - {"$defs", "definitions"}:
+                if set(rest) - ANNOTATIONS - {"$defs", "definitions"}:
                     self.refuse(path, "keywords beside $ref")
                 return self.value(target, ref)
             finally:
@@ -205,7 +205,7 @@ class _Builder:
             self.refuse(f"{path}/properties/{bad[0]}", f"the property name {bad[0]!r}, which is no bare key (a key matches {self.s.key_pattern})")
         # an object that says nothing but its type is any object; else undeclared keys only
         # where additionalProperties says so
-        bare = not set(node) - _ANNOTATIONS
+        bare = not set(node) - ANNOTATIONS
         extra = node.get("additionalProperties", True if bare else False)
         order = self.s.order(props)
         items = [(k, self.value(props[k], f"{path}/properties/{k}"), k in required) for k in order]

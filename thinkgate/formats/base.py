@@ -416,6 +416,20 @@ def json_type(value: Any) -> str:
     return "array" if isinstance(value, list) else "object"
 
 
+# Keywords that constrain nothing: an object schema of these and its type is a bare object.
+ANNOTATIONS = frozenset(("type", "title", "description", "$schema", "$id", "$comment", "default", "examples"))
+
+
+def admits_free_keys(schema: Any) -> bool:
+    """Whether arguments written as parameters may hold keys ``schema`` does not declare, as the
+    grammar writes them: xgrammar reads an absent ``additionalProperties`` as false, except in
+    an object schema that says nothing but its type (any object); no schema, any key."""
+    if not isinstance(schema, dict):
+        return True
+    bare = not set(schema) - ANNOTATIONS
+    return schema.get("additionalProperties", bare) is not False
+
+
 Arguments = Union[JsonArguments, CallObject, XmlArguments, LiteralArguments]
 
 

@@ -306,7 +306,7 @@ class CallTracker:
         """The output is complete: marker text met in a string that never closed was real."""
         d = self.d
         while d.stage == self.layout.ARGUMENTS and self._suspect is not None:
-            self._roll_back_suspect("a string in the arguments is never closed")
+            self._roll_back_suspect(self._reader.unfinished() or "a string in the arguments is never closed")
             buf, d.refeed = d.refeed or "", None
             d.run(buf, None)
 

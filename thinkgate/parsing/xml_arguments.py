@@ -6,7 +6,12 @@ call machine drives (``feed``, ``done``, ``failed``, ``in_string``), plus two th
 need: :meth:`arguments_text` hands over the JSON written so far (a parameter at a time, once its
 value has closed), and :meth:`end` closes the arguments where the call's end marker comes (GLM's
 parameters have no closing tag of their own). Text that could still be the start of a parameter
-tag is left unread (``feed`` returns before it) so the machine carries it to the next delta.
+tag, or a closing tag whose meaning what follows it decides, is left unread (``feed`` returns
+before it) so the machine carries it to the next delta.
+
+A value may hold the call markup itself (a file that is a parser fixture): it ends only at a
+closing tag that pairs with no tag opened inside it and is followed by what can follow a
+parameter (see :meth:`XmlArgumentsScanner._scan_value`).
 
 A value's type comes from the tool's schema: a property that can only be a string is the bare
 text; otherwise the text is read as JSON, and as a string when it is none (which is also what
@@ -16,10 +21,11 @@ the value is when the schema is not known).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any, Optional
 
-from ..formats.base import XmlArguments, json_type
+from ..formats.base import XmlArguments, admits_free_keys, json_type
 from .spaces import JSON_SPACE_RUN
 
 
@@ -39,7 +45,12 @@ class XmlArgumentsScanner:
         self.error: Optional[str] = None
         self._text = ""  # the key being read
         self._chunks: list[str] = []  # the value being read
-        self._tail = ""  # its last characters, where its closing tag may have begun
+        self._depth = 0  # parameter tags opened inside the value and not yet closed there
+        self._looked = 0  # how far past a closing tag left undecided its lookahead has read
+        self._refused: Optional[str] = None  # why the value's last closing tag did not end it
+        self._free = admits_free_keys(parameters)  # keys the schema does not declare may follow
+        self._tags = re.compile(re.escape(xml.value_close) + "|" + re.escape(xml.key_open))
+        self._name = re.compile(xml.name_pattern)
         self._key = ""
         self._type: Optional[str] = None  # the word the parameter's tag names its type with (Kimi-K3, DSML)
         self._keys: set[str] = set()
@@ -55,9 +66,9 @@ class XmlArgumentsScanner:
 
     @property
     def in_string(self) -> bool:
-        # A marker met inside a value ends the call: values are not JSON strings that could be
-        # seen to close later.
-        return False
+        # A marker met inside a value is the value's text if the value closes after it (a file
+        # that holds call markup); else the call ends at it (the call machine rolls back).
+        return self.state == VALUE or (self.state == BEFORE_VALUE and not self._xml.value_open)
 
     def arguments_text(self, buf: str, start: int, end: int) -> str:
         out, self._out = "".join(self._out), []
@@ -116,41 +127,33 @@ class XmlArgumentsScanner:
                 self.state = TYPE_NAME if xml.typed else BEFORE_VALUE
             elif state == BEFORE_VALUE:
                 if not xml.value_open:
-                    self.state, self._chunks, self._tail = VALUE, [], ""
+                    self.state, self._chunks, self._depth, self._refused = VALUE, [], 0, None
                     continue
                 j = JSON_SPACE_RUN.match(buf, pos, end).end()  # type: ignore[union-attr]
                 rest = buf[j:end]
                 if rest.startswith(xml.value_open):
-                    self.state, self._chunks, self._tail = VALUE, [], ""
+                    self.state, self._chunks, self._depth, self._refused = VALUE, [], 0, None
                     pos = j + len(xml.value_open)
                 elif xml.value_open.startswith(rest):
                     return j
                 else:
                     return self._fail(f"expected {xml.value_open!r} after the parameter name {self._key!r}", j)
-            else:  # VALUE: held whole until its closing tag, each character searched once
-                close = xml.value_close
-                piece = buf[pos:end]
-                window = self._tail + piece
-                k = window.find(close)
-                if k < 0:
-                    self._chunks.append(piece)
-                    self._tail = window[max(0, len(window) - len(close) + 1) :]
-                    return end
-                cut = k - len(self._tail)  # where the value ends in this piece (< 0: in the last)
-                value = "".join(self._chunks) + piece[: max(cut, 0)]
-                value = value[: len(value) + cut] if cut < 0 else value
-                if xml.key_open in value:
-                    # the next parameter's tag inside a value: this one's closing tag is missing,
-                    # and the call must not pass for one whose parameters were all read
-                    return self._fail(f"the parameter {self._key!r} has no closing tag before the next parameter", pos)
-                self._value(value)
-                self.state = BETWEEN
-                pos += cut + len(close)
+            else:  # VALUE: held whole until its closing tag
+                pos = self._scan_value(buf, pos, end)
+                if self.state == VALUE:
+                    return pos
         return pos
 
     def end(self, buf: str, pos: int, end: int) -> bool:
         """The call's end marker comes at ``end``: whether the arguments can end there (between
         parameters, nothing but whitespace left); if so they are done."""
+        if self.state == VALUE and self._depth == 0 and buf.startswith(self._xml.value_close, pos):
+            # a value's closing tag, then only whitespace before the marker: the value ended there
+            if buf[pos + len(self._xml.value_close) : end].strip():
+                return False
+            self._value("".join(self._chunks))
+            self.state = BETWEEN
+            pos += len(self._xml.value_close)
         if self.state == BETWEEN and not buf[pos:end].strip():
             self._close_object()
             return True
@@ -158,12 +161,105 @@ class XmlArgumentsScanner:
 
     def unfinished(self) -> Optional[str]:
         """Why the arguments are not complete, where there is more to say than that they are not."""
-        return f"the parameter {self._key!r} has no closing tag" if self.state == VALUE else None
+        if self.state != VALUE:
+            return None
+        return self._refused or f"the parameter {self._key!r} has no closing tag"
 
     def ended_in_value(self) -> bool:
         """Whether the call's footer came inside a value that never closed: the call ended there,
         its parameter unclosed (a malformed call, not one the end of the output cut off)."""
-        return self.state == VALUE and bool(self._footer) and self._footer in "".join(self._chunks) + self._tail
+        return self.state == VALUE and bool(self._footer) and self._footer in "".join(self._chunks)
+
+    def _scan_value(self, buf: str, pos: int, end: int) -> int:
+        """Read a value's text in ``buf[pos:end]``: the position reached (before text that may
+        still be its closing tag, or after the tag that closed it).
+
+        A value ends at a closing tag that pairs with no parameter tag opened inside it and is
+        followed by what can follow a parameter: the next parameter, of a key the tool can take
+        and not given yet, or the call's footer (or its end marker, see :meth:`end`). Any other
+        closing tag is the value's text: a file whose text holds the call markup is one value.
+        Undecided text is left unread for the next delta, whitespace after a closing tag
+        counted once."""
+        xml = self._xml
+        close, opener = xml.value_close, xml.key_open
+        start = i = pos
+        while True:
+            m = self._tags.search(buf, i, end)
+            if m is None:
+                keep = max(_partial_suffix(buf, i, end, close), _partial_suffix(buf, i, end, opener))
+                self._chunks.append(buf[start : end - keep])
+                return end - keep
+            k = m.start()
+            if m.group() == opener:
+                name = self._parameter_tag(buf, k, end)
+                if name is None:  # undecided: wait for more
+                    self._chunks.append(buf[start:k])
+                    return k
+                if name:
+                    self._depth += 1
+                i = k + 1
+                continue
+            if self._depth:
+                self._depth -= 1
+                i = k + len(close)
+                continue
+            ends = self._ends_value(buf, k, end)
+            if ends is None:
+                self._chunks.append(buf[start:k])
+                return k
+            self._looked = 0
+            if not ends:
+                i = k + len(close)
+                continue
+            self._chunks.append(buf[start:k])
+            self._value("".join(self._chunks))
+            self.state = BETWEEN
+            return k + len(close)
+
+    def _parameter_tag(self, buf: str, k: int, end: int) -> Optional[str]:
+        """At ``k`` the text of a parameter tag's opening: its key where the tag is one (``""``
+        where it is none, ``None`` while undecided)."""
+        xml = self._xml
+        at = k + len(xml.key_open)
+        m = self._name.match(buf, at, end)
+        stop = m.end() if m is not None else at
+        if stop - at > xml.name_length:
+            return ""
+        if stop == end:
+            return None
+        rest = buf[stop : stop + len(xml.key_end)]
+        if rest == xml.key_end:
+            return buf[at:stop]
+        return None if stop + len(rest) == end and xml.key_end.startswith(rest) else ""
+
+    def _ends_value(self, buf: str, k: int, end: int) -> Optional[bool]:
+        """Whether the closing tag at ``k`` ends the value (``None``: undecided)."""
+        xml = self._xml
+        after = k + len(xml.value_close)
+        j = JSON_SPACE_RUN.match(buf, max(after, k + self._looked), end).end()  # type: ignore[union-attr]
+        if j == end:
+            self._looked = j - k
+            return None
+        footer = self._footer
+        if footer and buf.startswith(footer, j):
+            return True
+        if buf.startswith(xml.key_open, j):
+            key = self._parameter_tag(buf, j, end)
+            if key is None:
+                return None
+            if not key:
+                # a parameter tag with a name no parameter has: the call is malformed there,
+                # not a file's text (the tag is read, and fails)
+                return True
+            if key in self._keys:
+                self._refused = f"the parameter {key!r} is given twice"
+                return False
+            if key not in self._properties and not self._free:
+                self._refused = f"the parameter {key!r} is not one the tool takes"
+                return False
+            return True
+        rest = buf[j:end]
+        return None if (footer and footer.startswith(rest)) or xml.key_open.startswith(rest) else False
 
     def _value(self, text: str) -> None:
         pad = self._xml.padding
