@@ -313,12 +313,15 @@ def test_vllm_deepseek_v32_conversion_fallbacks():
 
 
 def test_vllm_deepseek_v32_streaming_cases():
-    # arguments stream before the invoke closes (a parameter at a time, once its value closes);
+    # arguments stream before the invoke closes (a parameter at a time, once the next tag shows
+    # that its value closed: a closing tag followed by anything else is part of the value);
     # differs: a long string value comes whole at its close, not in pieces before it (vLLM #52846)
     partial = FC + INV + 'fn">\n' + f'{PAR}k" string="true">val{END_PAR}\n'
     events, _ = stream_events(list(partial), format=DEEPSEEK_V3_2, thinking=False)
+    assert not "".join(e.text for e in events if type(e).__name__ == "ToolCallArgumentsDelta")
+    events, _ = stream_events(list(partial + f'{PAR}j" string="true">'), format=DEEPSEEK_V3_2, thinking=False)
     args = "".join(e.text for e in events if type(e).__name__ == "ToolCallArgumentsDelta")
-    assert args.startswith('{"k"')
+    assert args.startswith('{"k": "val"')
     # no marker fragment leaks into the content, however the block is cut; ids are distinct
     text = "Hello!" + FC + _invoke("fn", ("k", "true", "v")) + _invoke("fn", ("k", "true", "w")) + END_FC
     for size in range(1, len(FC) + 2):
