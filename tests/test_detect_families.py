@@ -135,3 +135,54 @@ def test_formats_sharing_hermes_calls_are_told_apart_by_their_end_of_turn(eos, n
 
     assert "<|im_end|>" in QWEN25_HERMES
     assert detect(QWEN25_HERMES.replace("<|im_end|>", eos)).name == name
+
+
+# Templates written for llama.cpp's Jinja engine, which Hugging Face's immutable sandbox refuses:
+# Kimi-K2's queues its call ids with list.append (its tool results pop them); llama.cpp's own R1
+# template serialises map()'s generator with tojson. Written here in the same shape, shortened.
+KIMI_K2_QUEUE = (
+    "{%- set queue = namespace(ids=[]) -%}{%- set counter = namespace(value=0) -%}"
+    "{%- if tools -%}<|im_system|>tool_declare<|im_middle|>{{ tools | tojson }}<|im_end|>{%- endif -%}"
+    "{%- for message in messages -%}"
+    "{%- if message['role'] == 'assistant' -%}<|im_assistant|>assistant<|im_middle|>"
+    "{%- elif message['role'] == 'user' -%}<|im_user|>user<|im_middle|>"
+    "{%- else -%}<|im_system|>{{ message['role'] }}<|im_middle|>{%- endif -%}"
+    "{%- if message['role'] == 'assistant' and message.get('tool_calls') -%}"
+    "{{ message.get('content') or '' }}<|tool_calls_section_begin|>"
+    "{%- for call in message['tool_calls'] -%}"
+    "{%- set id = 'functions.' + call['function']['name'] + ':' + (counter.value | string) -%}"
+    "{%- set counter.value = counter.value + 1 -%}{%- set _ = queue.ids.append(id) -%}"
+    "<|tool_call_begin|>{{ id }}<|tool_call_argument_begin|>"
+    "{% if call['function']['arguments'] is string %}{{ call['function']['arguments'] }}{% else %}{{ call['function']['arguments'] | tojson }}{% endif %}"
+    "<|tool_call_end|>{%- endfor -%}<|tool_calls_section_end|>"
+    "{%- elif message['role'] == 'tool' -%}## Return of {{ queue.ids.pop(0) if queue.ids else 'unknown' }}\n{{ message['content'] }}"
+    "{%- else -%}{{ message['content'] }}{%- endif -%}<|im_end|>"
+    "{%- endfor -%}"
+    "{%- if add_generation_prompt -%}<|im_assistant|>assistant<|im_middle|>{%- endif -%}"
+)
+R1_MAPPED_TOOLS = (
+    "{%- if tools %}Tools: {{ tools | map(attribute='function') | tojson(indent=2) }}{%- endif %}"
+    "{%- for message in messages -%}"
+    "{%- if message['role'] == 'user' -%}<｜User｜>{{ message['content'] }}"
+    "{%- elif message['role'] == 'assistant' and message.get('tool_calls') -%}<｜Assistant｜><｜tool▁calls▁begin｜>"
+    "{%- for call in message['tool_calls'] -%}"
+    "<｜tool▁call▁begin｜>function<｜tool▁sep｜>{{ call['function']['name'] }}\n```json\n{{ call['function']['arguments'] | tojson }}\n```<｜tool▁call▁end｜>"
+    "{%- endfor -%}<｜tool▁calls▁end｜><｜end▁of▁sentence｜>"
+    "{%- elif message['role'] == 'assistant' -%}<｜Assistant｜>{{ message['content'] }}<｜end▁of▁sentence｜>"
+    "{%- elif message['role'] == 'tool' -%}<｜tool▁outputs▁begin｜><｜tool▁output▁begin｜>{{ message['content'] }}<｜tool▁output▁end｜><｜tool▁outputs▁end｜>"
+    "{%- endif -%}{%- endfor -%}"
+    "{%- if add_generation_prompt %}<｜Assistant｜><think>\n{%- endif %}"
+)
+
+
+@pytest.mark.parametrize(("template", "name"), [(KIMI_K2_QUEUE, "kimi_k2"), (R1_MAPPED_TOOLS, "deepseek_r1")])
+def test_templates_written_for_llama_cpps_engine_are_detected(template, name):
+    from transformers.utils.chat_template_utils import render_jinja_template
+
+    with pytest.raises(Exception):  # Hugging Face's own rendering refuses them...
+        render_jinja_template(
+            conversations=[[{"role": "user", "content": "q"}, {"role": "assistant", "content": "", "tool_calls": [{"id": "a", "type": "function", "function": {"name": "f", "arguments": {"x": 1}}}]}]],
+            tools=[{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}],
+            chat_template=template,
+        )
+    assert detect(template).name == name  # ...but what they write is still the model's format

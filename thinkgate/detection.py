@@ -190,6 +190,8 @@ def _renderer(source: str, specials: dict[str, str]) -> Renderer:
     except Exception as e:
         raise ValueError(f"the chat template does not compile: {e}") from e
 
+    lenient: list[Any] = []
+
     def render(messages: list[dict], add_generation_prompt: bool = False, tools: Optional[list] = None, **kw: Any) -> Optional[str]:
         try:
             if render_jinja_template is not None:
@@ -199,24 +201,42 @@ def _renderer(source: str, specials: dict[str, str]) -> Renderer:
                 return out[0]
             return compiled.render(messages=messages, tools=tools, add_generation_prompt=add_generation_prompt, **specials, **kw)
         except Exception:
+            pass
+        # Templates written for other Jinja engines (llama.cpp's minja) append to lists and
+        # serialise map()'s generators, which Hugging Face's immutable sandbox refuses: what
+        # they write is still the model's format.
+        try:
+            if not lenient:
+                lenient.append(_fallback_compile(source, immutable=False))
+            return lenient[0].render(messages=messages, tools=tools, add_generation_prompt=add_generation_prompt, **specials, **kw)
+        except Exception:
             return None
 
     return render
 
 
-def _fallback_compile(source: str) -> Any:
+def _fallback_compile(source: str, immutable: bool = True) -> Any:
+    """Hugging Face's Jinja setup written out; ``immutable=False``: lists may change and
+    ``tojson`` reads iterators, as llama.cpp's engine allows."""
     import datetime
 
     import jinja2
     import jinja2.ext
-    from jinja2.sandbox import ImmutableSandboxedEnvironment
+    from jinja2.sandbox import ImmutableSandboxedEnvironment, SandboxedEnvironment
 
     def raise_exception(message: str) -> None:
         raise jinja2.exceptions.TemplateError(message)
 
-    env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True, extensions=[jinja2.ext.loopcontrols])
+    def plain(x: Any) -> Any:
+        if isinstance(x, dict):
+            return {k: plain(v) for k, v in x.items()}
+        if isinstance(x, (list, tuple)) or (not immutable and hasattr(x, "__next__")):
+            return [plain(v) for v in x]
+        return x
+
+    env = (ImmutableSandboxedEnvironment if immutable else SandboxedEnvironment)(trim_blocks=True, lstrip_blocks=True, extensions=[jinja2.ext.loopcontrols])
     env.filters["tojson"] = lambda x, indent=None, separators=None, sort_keys=False, ensure_ascii=False: json.dumps(
-        x, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys
+        plain(x), ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys
     )
     env.globals["raise_exception"] = raise_exception
     env.globals["strftime_now"] = lambda fmt: datetime.datetime.now().strftime(fmt)
