@@ -185,9 +185,8 @@ def test_string_and_json_values_by_their_tag(fmt):
 @pytest.mark.parametrize("fmt", [DEEPSEEK_V3_2, DEEPSEEK_V4], ids=lambda f: f.name)
 def test_a_broken_parameter_makes_its_call_invalid_and_spares_the_next(fmt):
     good = fmt.tools.call_text("get_weather", '{"city": "Oslo"}')
-    # a tag with no type attribute, then a parameter never closed before the next
+    # a parameter never closed before the next (a tag with no type attribute is read: see below)
     for bad in (
-        f'<{DSML}invoke name="get_weather">\n<{DSML}parameter name="city">Rome</{DSML}parameter>\n' + fmt.tools.call_end,
         f'<{DSML}invoke name="get_weather">\n<{DSML}parameter name="city" string="true">Rome\n<{DSML}parameter name="zip" string="true">1</{DSML}parameter>\n' + fmt.tools.call_end,
     ):
         text = fmt.tools.section_begin + bad + good + fmt.tools.section_end
@@ -330,3 +329,19 @@ def test_vllm_deepseek_v32_streaming_cases():
             parser.feed_events(text[i : i + size])
         parser.finish_events()
         assert parser.message.content == "Hello!" and len({c.id for c in parser.message.tool_calls}) == 2
+
+
+def test_a_parameter_tag_without_its_string_attribute_is_read_as_the_schema_says():
+    """Models sometimes drop ``string="…"`` (vLLM reads such a value as JSON where it parses,
+    else as text); thinkgate reads it as the tool's schema says, and as vLLM where no schema
+    does. No grammar writes it."""
+    text = FC + INV + 'fn">\n' + f'{PAR}n">5{END_PAR}\n{PAR}s">5{END_PAR}\n{PAR}free">[1, 2]{END_PAR}\n{PAR}word">hello{END_PAR}\n' + END_INV + END_FC
+    tools = _tool("fn", {"n": {"type": "integer"}, "s": {"type": "string"}, "free": {}, "word": {}})
+    m = every_split_agrees(text, format=DEEPSEEK_V3_2, tools=tools, thinking=False)
+    assert not m.invalid_tool_calls and json.loads(m.tool_calls[0].arguments) == {"n": 5, "s": "5", "free": [1, 2], "word": "hello"}
+    m = every_split_agrees(text, format=DEEPSEEK_V3_2, thinking=False)  # no tools: JSON where it parses
+    assert json.loads(m.tool_calls[0].arguments) == {"n": 5, "s": 5, "free": [1, 2], "word": "hello"}
+    # with and without the attribute in one call; V4's wrapper reads it alike
+    mixed = f'<{DSML}tool_calls>\n' + INV + 'fn">\n' + f'{PAR}s" string="true">5{END_PAR}\n{PAR}n">7{END_PAR}\n' + END_INV + f'</{DSML}tool_calls>'
+    m = every_split_agrees(mixed, format=DEEPSEEK_V4, tools=tools, thinking=False)
+    assert json.loads(m.tool_calls[0].arguments) == {"s": "5", "n": 7}

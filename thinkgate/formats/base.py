@@ -279,6 +279,17 @@ class XmlArguments:
         return TYPE in self.key_close
 
     @property
+    def untyped_close(self) -> Optional[str]:
+        """A typed tag as models sometimes write it, without the attribute that names the type
+        (DSML's ``<｜DSML｜parameter name="K">``): ``key_close`` with that attribute taken out.
+        Parsers read such a value as the schema says (JSON where it is JSON and no schema says
+        otherwise, as vLLM does); no grammar writes it. None: no such attribute."""
+        if not self.typed:
+            return None
+        bare = re.sub(r'\s+[\w-]+="' + re.escape(TYPE) + '"', "", self.key_close)
+        return bare if bare != self.key_close else None
+
+    @property
     def key_end(self) -> str:
         """The text that ends a parameter's name (before its type, where the tag names one)."""
         return self.key_close.partition(TYPE)[0]

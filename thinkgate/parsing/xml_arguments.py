@@ -98,9 +98,15 @@ class XmlArgumentsScanner:
                 closing = xml.key_end if state == KEY else xml.type_end
                 longest = xml.name_length if state == KEY else _MAX_TYPE
                 k = buf.find(closing, pos, end)
+                # a typed tag written without its type: the name ends at the bare close
+                bare = xml.untyped_close if state == KEY else None
+                kb = buf.find(bare, pos, end) if bare else -1
+                untyped = kb >= 0 and (k < 0 or kb < k)
+                if untyped:
+                    k, closing = kb, bare
                 stop = end if k < 0 else k
                 self._text += buf[pos:stop]
-                keep = _partial_suffix(buf, pos, end, closing) if k < 0 else 0
+                keep = max(_partial_suffix(buf, pos, end, closing), _partial_suffix(buf, pos, end, bare) if bare else 0) if k < 0 else 0
                 if keep:  # the closing text may have begun: leave its start unread
                     self._text = self._text[: len(self._text) - keep]
                 if len(self._text) > longest:
@@ -124,7 +130,7 @@ class XmlArgumentsScanner:
                 self._key = key
                 self._type = None
                 self._text = ""
-                self.state = TYPE_NAME if xml.typed else BEFORE_VALUE
+                self.state = TYPE_NAME if xml.typed and not untyped else BEFORE_VALUE
             elif state == BEFORE_VALUE:
                 if not xml.value_open:
                     self.state, self._chunks, self._depth, self._refused = VALUE, [], 0, None
