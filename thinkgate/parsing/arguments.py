@@ -26,12 +26,13 @@ from .literal_arguments import LiteralArgumentsScanner
 from .xml_arguments import XmlArgumentsScanner
 
 
-def arguments_reader(tools: ToolCallFormat, parameters: Any = None) -> Any:
+def arguments_reader(tools: ToolCallFormat, parameters: Any = None, checked: bool = True) -> Any:
     """What reads a call's arguments once its header has named the tool (``parameters``: that
-    tool's schema, which types parameters written as text)."""
+    tool's schema, which types parameters written as text; ``checked``: whether the call is held
+    to it, so that a key it does not take is no parameter of it)."""
     xml = tools.xml
     if xml is not None:
-        return XmlArgumentsScanner(xml, parameters, footer="".join(tools.footer.split()))
+        return XmlArgumentsScanner(xml, parameters, footer="".join(tools.footer.split()), free_keys=not checked)
     if tools.literal is not None:
         return LiteralArgumentsScanner(tools.literal)
     return JsonScanner()

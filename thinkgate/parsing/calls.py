@@ -73,6 +73,7 @@ class CallTracker:
         # not in ``checked`` (its strict level below 2) only needs a JSON object
         schemas = self._parameters if checked is None else {n: p for n, p in self._parameters.items() if n in checked}
         self._schemas = ArgumentsSchemas(schemas) if validate_arguments and tool_names is not None else None
+        self._checked = frozenset(schemas) if self._schemas is not None else frozenset()
         self._policy = on_invalid_call
         if call_id is default_call_id and fmt.tools.id_length:
             call_id = short_call_id(fmt.tools.id_length)
@@ -122,7 +123,7 @@ class CallTracker:
     def read_arguments(self, name: str) -> None:
         """The header named the tool: the call starts, and its arguments are read next."""
         self.start(name)
-        self._reader = arguments_reader(self.fmt.tools, self._parameters.get(name))
+        self._reader = arguments_reader(self.fmt.tools, self._parameters.get(name), name in self._checked)
         self.d.stage = self.layout.ARGUMENTS
 
     def read_call_object(self) -> None:

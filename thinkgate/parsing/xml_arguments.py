@@ -37,7 +37,7 @@ _MAX_TYPE = 32  # the longest word a typed tag may write for a value's type
 class XmlArgumentsScanner:
 
     KIND = "parameters"  # what the arguments are written in, for errors
-    def __init__(self, xml: XmlArguments, parameters: Optional[Mapping[str, Any]] = None, footer: str = "") -> None:
+    def __init__(self, xml: XmlArguments, parameters: Optional[Mapping[str, Any]] = None, footer: str = "", free_keys: bool = False) -> None:
         self._xml = xml
         self._footer = footer  # the call's footer, spaces aside: inside a value, the call ended there
         self._properties = _properties(parameters)
@@ -48,7 +48,8 @@ class XmlArgumentsScanner:
         self._depth = 0  # parameter tags opened inside the value and not yet closed there
         self._looked = 0  # how far past a closing tag left undecided its lookahead has read
         self._refused: Optional[str] = None  # why the value's last closing tag did not end it
-        self._free = admits_free_keys(parameters)  # keys the schema does not declare may follow
+        # keys the schema does not declare may follow (any, where the call is not held to it)
+        self._free = free_keys or admits_free_keys(parameters)
         self._tags = re.compile(re.escape(xml.value_close) + "|" + re.escape(xml.key_open))
         self._name = re.compile(xml.name_pattern)
         self._key = ""
