@@ -90,12 +90,14 @@ class BatchSteps:
             done = set()
             for i, accepted in zip(plain, ok):
                 if accepted:
+                    g = grammars[i]
                     try:
-                        grammars[i].matched(int(tokens[i]))
+                        g.matched(int(tokens[i]))
                     except Exception as e:
                         log.exception("thinkgate: accepting token %s failed; the request ends", tokens[i])
-                        grammars[i].fail_internal(int(tokens[i]), e)
-                    self._update(i)
+                        g.fail_internal(int(tokens[i]), e)
+                    if not g.plain:  # (a row that stays plain keeps its flags)
+                        self._update(i)
                     done.add(i)
             slow_rest = [i for i in slow if i not in done]
         else:

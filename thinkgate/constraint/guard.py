@@ -380,6 +380,7 @@ class ArgumentsGuard:
         self.mode = ANSWER if answer is not None else BETWEEN if self._bare and call_begin is None else OUTSIDE
         self._hbuf = b""
         self.cursor = Cursor(None)
+        self._shape_memo: tuple = (None, None)
         # The call being written: how many tokens the guard had read when its begin marker came
         # (that token included), and the index of the header it matched (None: not yet). A
         # routed grammar (see ``routed``) starts the named tool's own matcher from these.
@@ -555,8 +556,11 @@ class ArgumentsGuard:
             need = min(max(c.node.min_len - c.count, 0), cap + 1)
         if c.in_string:
             key = (c.in_string, c.esc, c.hexbuf, c.pending_high, room, need, c.last_byte == 0xED)
+        elif self._shape_memo[0] is c.stack:  # the stack is a new tuple whenever it changes
+            key = self._shape_memo[1]
         else:
             key = (0, _shape(c.stack))
+            self._shape_memo = (c.stack, key)
         cache = self._cache
         row &= cache.get(key, c)
         if c.in_string == 1 and c.esc == 0 and c.stack and c.stack[-1][4]:
