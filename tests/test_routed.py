@@ -100,7 +100,7 @@ def _calls(tokenizer, fmt, ids, thinking=False):
     return m.tool_calls
 
 
-@pytest.mark.parametrize("fmt", ["deepseek_v3_1", "deepseek_r1", "kimi_k2"])
+@pytest.mark.parametrize("fmt", ["deepseek_v3_1", "deepseek_r1", "kimi_k2", "qwen3", "exaone4"])
 @pytest.mark.parametrize("choice", list(CHOICES))
 def test_routed_samples_are_valid_calls(tokenizer_for, fmt, choice):
     tok = tokenizer_for(fmt)
@@ -127,7 +127,7 @@ def _row(g, bitmask):
     return bitmask[0].clone()
 
 
-@pytest.mark.parametrize("fmt", ["deepseek_v3_1", "deepseek_r1", "kimi_k2"])
+@pytest.mark.parametrize("fmt", ["deepseek_v3_1", "deepseek_r1", "kimi_k2", "qwen3", "granite4"])
 def test_router_and_full_grammar_allow_the_same_tokens(tokenizer_for, fmt):
     """Along example calls of every tool and along random walks, the routed grammar's row
     (router, then the tool's) equals the full grammar's, token for token."""
@@ -145,17 +145,19 @@ def test_router_and_full_grammar_allow_the_same_tokens(tokenizer_for, fmt):
     outputs += [_walk(tok, routed, rng)[:-1] for _ in range(2)]
     vocab = vocabulary_for(tok)
     bitmask = xgr.allocate_token_bitmask(1, vocab.size)
-    walked = 0
+    walked = by_tool = 0
     for ids in outputs:
         a, b = ReasonerGrammar(routed, thinking=False), ReasonerGrammar(full, thinking=False)
         for i in ids:
             assert bool((_row(a, bitmask) == _row(b, bitmask)).all()), tok.decode(ids[: ids.index(i) + 1])
+            by_tool += a._matcher._tool is not None  # the row was the tool's grammar's
             taken = a.accept_token(i)
             assert taken == b.accept_token(i), (a.error, b.error)
             if not taken:  # an example's properties in an order the grammars do not write
                 break
         walked += taken
     assert walked >= len(outputs) // 2
+    assert by_tool > len(outputs) * 5
 
 
 def test_tool_grammars_are_shared_across_tool_sets(tokenizer):
@@ -192,12 +194,26 @@ def test_a_token_the_tool_refuses_ends_the_request(tokenizer):
     assert "not allowed by the tool grammar" in g.error
 
 
+def test_a_token_that_could_close_a_name_and_open_its_arguments_keeps_the_full_grammar(qwen_tokenizer, monkeypatch):
+    """Where a token could close a call object's name and reach into its arguments, the router
+    alone would judge it (the tool is not known before it): such a vocabulary is not routed."""
+    from thinkgate.constraint.compiled import GrammarCache
+
+    vocab = vocabulary_for(qwen_tokenizer)
+    tools = TOOLS[:4]
+    assert GrammarCache(vocab).get("qwen3", tools, "required", route_from=1).calls is not None
+    crossing = list(vocab.token_bytes)
+    crossing[vocab.tokenizer.encode("xyz", add_special_tokens=False)[0]] = b'", "arguments": {"'
+    monkeypatch.setattr(vocab, "token_bytes", crossing)
+    assert GrammarCache(vocab).get("qwen3", tools, "required", route_from=1).calls is None
+
+
 def test_below_the_threshold_nothing_changes(tokenizer):
     grammar = compile_tool_grammar(tokenizer, "deepseek_v3_1", TOOLS[:10], "auto")
     assert grammar.calls is None
 
 
-@pytest.mark.parametrize("fmt, routed", [("deepseek_v3_1", True), ("kimi_k2", True), ("qwen3", False), ("qwen3_coder", False), ("glm45", False), ("llama3_json", False)])
+@pytest.mark.parametrize("fmt, routed", [("deepseek_v3_1", True), ("kimi_k2", True), ("qwen3", True), ("granite4", True), ("qwen3_coder", False), ("glm45", False), ("llama3_json", False)])
 def test_which_formats_are_routed(fmt, routed):
     """Calls that name their tool in a header before JSON arguments are routed; call objects,
     parameters and bare JSON calls keep the full grammar (markers given ids, as a tokenizer

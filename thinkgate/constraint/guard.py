@@ -391,6 +391,13 @@ class ArgumentsGuard:
         self._keep = max((len(m) for m in texts), default=1) - 1
         self._tail = b""
 
+    @property
+    def named(self) -> Optional[str]:
+        """In a call object's arguments (``ARGS``): the name it gave its tool, once that name's
+        string has closed (None before)."""
+        stack = self.cursor.stack
+        return stack[0][5] if self.mode == ARGS and stack else None
+
     def rollback(self, k: int) -> None:
         if k <= 0:
             return

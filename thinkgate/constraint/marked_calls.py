@@ -8,7 +8,7 @@ from typing import Any
 
 from ..formats import is_text
 from ..formats.base import template_parts
-from .arguments import call_object_headers, call_object_schema, parameters_grammar, parameters_schema
+from .arguments import call_object_headers, call_object_schema, parameters_grammar, parameters_schema, router_call_object_schema
 from .json_answer import answer_at_start
 from .literal_arguments import literal_arguments_element
 from .tag_elements import (
@@ -58,7 +58,11 @@ def layout_tag(req: TagRequest) -> Element:
 
     def call_rest() -> list[Element]:
         """A call after its begin marker."""
-        bodies = [body(s) for s in chosen]
+        if json_object and req.router_arguments is not None:  # a router: one object, any tool's name
+            router = router_call_object_schema(t, [s.name for s in chosen], req.router_arguments)
+            bodies = [seq(marks.text(header, None, t.sep) + [json_schema(router, max_whitespace)] + marks.text(footer, None, t.sep))]
+        else:
+            bodies = [body(s) for s in chosen]
         end = [marks.element(t.call_end)] if t.call_end else []  # Mistral: a call ends with its JSON
         return [*prefix, either(bodies), *end]
 
@@ -104,18 +108,21 @@ def layout_tag(req: TagRequest) -> Element:
 
 
 def routable(t: Any) -> bool:
-    """Whether a call names its tool in a header before JSON arguments (what the guard follows
-    to tell which tool's grammar applies from there)."""
-    return bool(t.call_begin) and not t.call_object_layout and t.xml is None and t.literal is None
+    """Whether a call names its tool before its JSON arguments, after a begin marker (what the
+    guard follows to tell which tool's grammar applies from there): in a header, or as the
+    call object's first key."""
+    return bool(t.call_begin) and t.xml is None and t.literal is None
 
 
 def routed_call(req: TagRequest, spec: Any) -> Element:
     """One call to ``spec``'s tool after its begin marker, as the full grammar holds it: its
-    header, its arguments, its footer and end marker."""
+    header, its arguments (or its call object), its footer and end marker."""
     t = req.format.tools
-    header, footer = req.marks.text(template_parts(t.header), spec.name, t.sep), req.marks.text(template_parts(t.footer), None, t.sep)
+    header = req.marks.text(template_parts(t.header), None if t.call_object_layout else spec.name, t.sep)
+    footer = req.marks.text(template_parts(t.footer), None, t.sep)
     end = [req.marks.element(t.call_end)] if t.call_end else []
-    return seq([*header, json_schema(spec.schema.xgrammar_schema, req.max_whitespace), *footer, *end])
+    arguments = call_object_schema(t, spec) if t.call_object_layout else spec.schema.xgrammar_schema
+    return seq([*header, json_schema(arguments, req.max_whitespace), *footer, *end])
 
 
 # What the run-time guard follows: a call's header after its begin marker, then its JSON.

@@ -75,9 +75,12 @@ class RoutedCalls:
     """The per-tool grammars of one routed tool set: ``tags[i]`` is tool ``i``'s (None: the
     router holds that tool alone)."""
 
-    def __init__(self, cache: CallGrammars, tags: list[Optional[dict]]):
+    def __init__(self, cache: CallGrammars, tags: list[Optional[dict]], names: Optional[dict[str, int]] = None):
         self.cache = cache
         self.tags = tags
+        # call-object styles: each tool's index by its name (the guard reads the name the call
+        # object gives, where a header style has the header's index)
+        self.names = names
 
     def compiled(self, index: int) -> Optional[xgr.CompiledGrammar]:
         tag = self.tags[index]
@@ -103,7 +106,11 @@ class RoutedMatcher:
         g = self.guard
         if len(g._history) != len(self._tokens):
             raise RuntimeError(f"the arguments guard read {len(g._history)} tokens and the routed matcher {len(self._tokens)}")
-        want = (g.call_at, g.tool) if g.mode == ARGS and g.tool is not None else None
+        if self.calls.names is None:
+            want = (g.call_at, g.tool) if g.mode == ARGS and g.tool is not None else None
+        else:
+            name = g.named
+            want = None if name is None else (g.call_at, self.calls.names[name])
         if want == self._call:
             return
         self._call, self._tool = want, None

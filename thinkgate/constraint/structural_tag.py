@@ -230,8 +230,8 @@ def build_spec(
     route_from: Optional[int] = None,
 ) -> GrammarSpec:
     """``route_from``: from this many tools held to their schemas on, a format whose calls name
-    their tool in a header (and whose begin marker is a token) gets a routed grammar (see
-    ``routed``); None: never."""
+    their tool before the arguments, in a header or as the call object's first key (and whose
+    begin marker is a token), gets a routed grammar (see ``routed``); None: never."""
     fmt = get_format(format)
     t = fmt.tools
     strict = check_strict(strict)
@@ -259,7 +259,10 @@ def build_spec(
     calls = None
     if route_from is not None and answer is None and by_id and _routable(fmt, layout, marks) and sum(s.level >= 2 for s in chosen) >= route_from:
         calls = [structural_tag(layout.routed_call(request, s)) if s.level >= 2 else None for s in chosen]
-        request = replace(request, tools=[ToolSpec(s.name, _any_object(), 1) if s.level >= 2 else s for s in chosen])
+        if t.call_object_layout:  # one call object for every tool (its name any of theirs)
+            request = replace(request, router_arguments=_any_object().xgrammar_schema)
+        else:
+            request = replace(request, tools=[ToolSpec(s.name, _any_object(), 1) if s.level >= 2 else s for s in chosen])
     tag = layout.layout_tag(request) if answer is None else answer_tag(request, layout, answer)
     if fmt.turn_end:  # what ends the turn after the answer and calls (Kimi-K3's message close)
         tag = seq([tag, const(fmt.turn_end)])
@@ -268,8 +271,8 @@ def build_spec(
 
 def _routable(fmt: ChatFormat, layout: Any, marks: Markers) -> bool:
     """Whether the guard can tell, from whole tokens, which tool a call names and where its
-    call began: a header naming it after a begin marker that is one token; reasoning that is
-    no text (the grammar would hold it, and the guard reads only part of it)."""
+    call began: a header or a call object naming it after a begin marker that is one token;
+    reasoning that is no text (the grammar would hold it, and the guard reads only part of it)."""
     t = fmt.tools
     return hasattr(layout, "routable") and layout.routable(t) and not is_text(t.call_begin) and t.call_begin in marks.ids and not fmt.text_reasoning
 

@@ -142,6 +142,9 @@ class TagRequest:
     marks: Markers
     control_ids: Optional[list[int]]
     max_whitespace: Optional[int]
+    # A routed grammar's router in a call-object style (see ``routed``): every tool's call
+    # object as one, its name any of the tools' and its arguments this schema (any object).
+    router_arguments: Any = None
 
     def free_text(self) -> Element:
         """Text with no tool markup: by token (control tokens excluded) where every marker is
