@@ -58,6 +58,7 @@ class GrammarSpec:
     # JSON object, and this holds each tool's own tag, from its call's begin marker on (None for
     # a tool held only to an object anyway); a call's row is the two masks ANDed.
     calls: Optional[list[Optional[dict]]] = None
+    _headers: Optional[dict] = field(default=None, repr=False, compare=False)
 
     # What the run-time guard follows, as the layout's grammar module says it.
 
@@ -88,8 +89,12 @@ class GrammarSpec:
 
     def header_nodes(self) -> dict[str, Node]:
         """Each tool's header after :attr:`call_trigger` (a regular expression, for headers that
-        number the call), with the schema node of what follows it."""
-        return _LAYOUTS[self.format.tools.layout.name].header_nodes(self.format, self.tools)
+        number the call), with the schema node of what follows it. Built once per spec: the
+        guard's masks are cached by the nodes themselves, so every request of a grammar must
+        share them (a call object's node made anew per request missed the cache at every step)."""
+        if self._headers is None:
+            self._headers = _LAYOUTS[self.format.tools.layout.name].header_nodes(self.format, self.tools)
+        return dict(self._headers)
 
     @property
     def answer_header(self) -> Optional[str]:
