@@ -70,13 +70,15 @@ def _walk(tokenizer, grammar, rng, thinking=False, close_after=40):
     vocab = vocabulary_for(tokenizer)
     bitmask = xgr.allocate_token_bitmask(1, vocab.size)
     closers = np.array(sorted({*vocab.control_ids, *grammar.stop_ids, *(i for i, b in enumerate(vocab.token_bytes) if b and not b.strip(b'"}]'))}))
-    trigger = vocab.token_id(grammar.format.tools.trigger)
+    # the tool markup opened at the third step (bare JSON calls: by a "{" first)
+    t = grammar.format.tools
+    trigger, at = (vocab.token_id(t.trigger), 3) if t.trigger else (tokenizer.encode("{", add_special_tokens=False)[0], 0)
     g = ReasonerGrammar(grammar, thinking=thinking, thinking_budget=2 if thinking else None)
     ids = []
     for step in range(STEPS):
         allowed = _allowed(g, bitmask, vocab.size)
         tid = int(rng.choice(allowed))
-        if grammar.choice == "auto" and step == 3 and trigger in allowed:
+        if grammar.choice == "auto" and step == at and trigger in allowed:
             tid = trigger
         late = np.intersect1d(allowed, closers) if step >= (12 if grammar.choice == "none" else close_after) else ()
         if len(late):
@@ -100,7 +102,7 @@ def _calls(tokenizer, fmt, ids, thinking=False):
     return m.tool_calls
 
 
-@pytest.mark.parametrize("fmt", ["deepseek_v3_1", "deepseek_r1", "kimi_k2", "qwen3", "exaone4"])
+@pytest.mark.parametrize("fmt", ["deepseek_v3_1", "deepseek_r1", "kimi_k2", "qwen3", "exaone4", "llama3_json", "mistral_json", "nemotron_v2"])
 @pytest.mark.parametrize("choice", list(CHOICES))
 def test_routed_samples_are_valid_calls(tokenizer_for, fmt, choice):
     tok = tokenizer_for(fmt)
@@ -109,7 +111,7 @@ def test_routed_samples_are_valid_calls(tokenizer_for, fmt, choice):
     rng = np.random.default_rng(sum(map(ord, fmt + choice)))
     names = []
     for k in range(4):
-        thinking = k % 2 == 1 and choice in ("required", "auto")
+        thinking = k % 2 == 1 and choice in ("required", "auto") and grammar.format.reasoning.present
         calls = _calls(tok, fmt, _walk(tok, grammar, rng, thinking=thinking), thinking=thinking)
         names += [c.name for c in calls]
         if choice in ("required", "named"):
@@ -127,35 +129,46 @@ def _row(g, bitmask):
     return bitmask[0].clone()
 
 
-@pytest.mark.parametrize("fmt", ["deepseek_v3_1", "deepseek_r1", "kimi_k2", "qwen3", "granite4"])
+@pytest.mark.parametrize("fmt", ["deepseek_v3_1", "deepseek_r1", "kimi_k2", "qwen3", "granite4", "llama3_json", "mistral_json", "nemotron_v2"])
 def test_router_and_full_grammar_allow_the_same_tokens(tokenizer_for, fmt):
-    """Along example calls of every tool and along random walks, the routed grammar's row
-    (router, then the tool's) equals the full grammar's, token for token."""
+    """Along example calls of every tool (one alone, and two in one section) and along random
+    walks, the routed grammar's row (router, then the tool's) equals the full grammar's, token
+    for token; so it does again after a rollback to a random point of the output."""
     tok = tokenizer_for(fmt)
     tools = TOOLS[:6]
     routed = compile_tool_grammar(tok, fmt, tools, "required", route_from=1)
     full = compile_tool_grammar(tok, fmt, tools, "required", route_from=None)
     assert routed.calls is not None and full.calls is None
     t = routed.format.tools
-    outputs = [
-        tok.encode(t.section_text([(s["function"]["name"], json.dumps(example_value(s["function"]["parameters"]), ensure_ascii=False))]), add_special_tokens=False)
-        for s in tools
-    ]
+    examples = [(s["function"]["name"], json.dumps(example_value(s["function"]["parameters"]), ensure_ascii=False)) for s in tools]
+    outputs = [tok.encode(t.section_text(calls), add_special_tokens=False) for calls in ([e] for e in examples)]
+    outputs += [tok.encode(t.section_text(examples[k : k + 2]), add_special_tokens=False) for k in (0, 2)]
     rng = np.random.default_rng(7)
     outputs += [_walk(tok, routed, rng)[:-1] for _ in range(2)]
     vocab = vocabulary_for(tok)
     bitmask = xgr.allocate_token_bitmask(1, vocab.size)
     walked = by_tool = 0
-    for ids in outputs:
-        a, b = ReasonerGrammar(routed, thinking=False), ReasonerGrammar(full, thinking=False)
-        for i in ids:
-            assert bool((_row(a, bitmask) == _row(b, bitmask)).all()), tok.decode(ids[: ids.index(i) + 1])
+
+    def along(a, b, ids):
+        nonlocal by_tool
+        for n, i in enumerate(ids):
+            assert bool((_row(a, bitmask) == _row(b, bitmask)).all()), tok.decode(ids[: n + 1])
             by_tool += a._matcher._tool is not None  # the row was the tool's grammar's
             taken = a.accept_token(i)
             assert taken == b.accept_token(i), (a.error, b.error)
             if not taken:  # an example's properties in an order the grammars do not write
-                break
-        walked += taken
+                return n
+        return len(ids)
+
+    for ids in outputs:
+        a, b = ReasonerGrammar(routed, thinking=False), ReasonerGrammar(full, thinking=False)
+        n = along(a, b, ids)
+        walked += n == len(ids)
+        if n == len(ids) and n > 2:
+            back = int(rng.integers(1, n))
+            a.rollback(back)
+            b.rollback(back)
+            along(a, b, ids[n - back :])
     assert walked >= len(outputs) // 2
     assert by_tool > len(outputs) * 5
 
@@ -213,7 +226,7 @@ def test_below_the_threshold_nothing_changes(tokenizer):
     assert grammar.calls is None
 
 
-@pytest.mark.parametrize("fmt, routed", [("deepseek_v3_1", True), ("kimi_k2", True), ("qwen3", True), ("granite4", True), ("qwen3_coder", False), ("glm45", False), ("llama3_json", False)])
+@pytest.mark.parametrize("fmt, routed", [("deepseek_v3_1", True), ("kimi_k2", True), ("qwen3", True), ("granite4", True), ("llama3_json", True), ("mistral_json", True), ("qwen3_coder", False), ("glm45", False), ("gpt_oss", False)])
 def test_which_formats_are_routed(fmt, routed):
     """Calls that name their tool in a header before JSON arguments are routed; call objects,
     parameters and bare JSON calls keep the full grammar (markers given ids, as a tokenizer

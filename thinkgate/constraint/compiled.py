@@ -205,7 +205,12 @@ class GrammarCache:
             # a spent budget forces the close, and the answer's open marker after it (Kimi-K3)
             close_ids=_encode(vocab, fmt.reasoning.close + fmt.answer[0]) if fmt.reasoning.present else (),
             reasoning_trigger=ids.get(fmt.reasoning_trigger) if spec.choice != "none" else None,
-            calls=None if spec.calls is None else RoutedCalls(self.calls, spec.calls, {s.name: i for i, s in enumerate(spec.tools)} if fmt.tools.call_object_layout else None),
+            calls=None if spec.calls is None else RoutedCalls(
+                self.calls,
+                spec.calls,
+                {s.name: i for i, s in enumerate(spec.tools)} if fmt.tools.call_object_layout else None,
+                within=spec.between_calls is not None,
+            ),
         )
 
 

@@ -385,6 +385,9 @@ class ArgumentsGuard:
         # routed grammar (see ``routed``) starts the named tool's own matcher from these.
         self.call_at = 0
         self.tool: Optional[int] = None
+        # A call found by its "{" inside a token (no marker begins it): how many of the last
+        # bytes of the token before ``call_at`` are the call's.
+        self.call_tail = 0
         # Text markers: the last bytes written, where a marker's start may wait for its end.
         texts = [m for m in (call_begin, call_end) if isinstance(m, bytes)]
         self._by_text = bool(texts)
@@ -401,7 +404,7 @@ class ArgumentsGuard:
     def rollback(self, k: int) -> None:
         if k <= 0:
             return
-        mode, hbuf, tail, cursor_state, self.call_at, self.tool = self._history[-k]
+        mode, hbuf, tail, cursor_state, self.call_at, self.tool, self.call_tail = self._history[-k]
         del self._history[-k:]
         self.mode, self._hbuf, self._tail = mode, hbuf, tail
         self.cursor.restore(cursor_state)
@@ -409,7 +412,7 @@ class ArgumentsGuard:
     def accept(self, token_id: int, skip: int = 0) -> None:
         """Follow one token; ``skip``: its first bytes are not the guard's to read (the end of
         reasoning written as text, in the token that closes it)."""
-        self._history.append((self.mode, self._hbuf, self._tail, self.cursor.state(), self.call_at, self.tool))
+        self._history.append((self.mode, self._hbuf, self._tail, self.cursor.state(), self.call_at, self.tool, self.call_tail))
         if self._by_text:
             self._accept_text(token_id, self._token_bytes[token_id][skip:])
             return
@@ -424,7 +427,7 @@ class ArgumentsGuard:
         elif mode == OUTSIDE:
             if token_id == self._call_begin:
                 self.mode, self._hbuf = (RAW, b"") if self._raw else (BETWEEN, b"") if self._bare else (HEADER, b"")
-                self.call_at, self.tool = len(self._history), None
+                self.call_at, self.tool, self.call_tail = len(self._history), None, 0
         elif mode == RAW:
             data = self._token_bytes[token_id]
             if token_id == self._call_end:
@@ -436,7 +439,7 @@ class ArgumentsGuard:
                 self.mode = OUTSIDE
             elif token_id == self._call_begin:  # a layout whose calls have no end marker
                 self.mode, self._hbuf = HEADER, b""
-                self.call_at, self.tool = len(self._history), None
+                self.call_at, self.tool, self.call_tail = len(self._history), None, 0
         elif mode == HEADER:
             self._hbuf += self._token_bytes[token_id]
             m = self._header_re.match(self._hbuf) if self._header_re is not None else None
@@ -536,6 +539,7 @@ class ArgumentsGuard:
             if b == 0x7B:  # {
                 self.cursor = Cursor(self._header_nodes[0] if self._header_nodes else None)
                 self.mode = ARGS
+                self.call_at, self.tool, self.call_tail = len(self._history), 0, len(data) - i
                 self._read(data[i:])
             else:  # text: no call follows (the grammar allows none)
                 self.mode = OUTSIDE

@@ -75,12 +75,17 @@ class RoutedCalls:
     """The per-tool grammars of one routed tool set: ``tags[i]`` is tool ``i``'s (None: the
     router holds that tool alone)."""
 
-    def __init__(self, cache: CallGrammars, tags: list[Optional[dict]], names: Optional[dict[str, int]] = None):
+    def __init__(self, cache: CallGrammars, tags: list[Optional[dict]], names: Optional[dict[str, int]] = None, within: bool = False):
         self.cache = cache
         self.tags = tags
         # call-object styles: each tool's index by its name (the guard reads the name the call
         # object gives, where a header style has the header's index)
         self.names = names
+        # Calls that no marker begins (bare JSON calls, a JSON array's): a tool's grammar is its
+        # call object then any text, started at the object's "{" inside a token, and a row in
+        # its arguments is the router's AND the tool's (the router judges what follows the
+        # object in the token that closes it).
+        self.within = within
 
     def compiled(self, index: int) -> Optional[xgr.CompiledGrammar]:
         tag = self.tags[index]
@@ -99,6 +104,7 @@ class RoutedMatcher:
         self._tokens: list[int] = []
         self._call: Optional[tuple[int, int]] = None  # (call_at, tool) that _tool follows
         self._tool: Optional[xgr.GrammarMatcher] = None
+        self._scratch: Any = None  # the tool's row, where it is ANDed with the router's
 
     def _sync(self) -> None:
         """Start or drop the tool's matcher where the guard's call is (it has read every token
@@ -120,6 +126,8 @@ class RoutedMatcher:
         if compiled is None:
             return
         matcher = xgr.GrammarMatcher(compiled)
+        if g.call_tail and not matcher.accept_string(g._token_bytes[self._tokens[want[0] - 1]][-g.call_tail :]):
+            raise RuntimeError(f"tool {want[1]}'s grammar refuses the start of its call object, which the router took")
         for t in self._tokens[want[0] :]:
             if not matcher.accept_token(t):
                 raise RuntimeError(f"tool {want[1]}'s grammar refuses token {t} of its call, which the router took")
@@ -152,7 +160,15 @@ class RoutedMatcher:
         end as the full grammar does, and the router's "any object" admits every object it
         does (the router still reads every token, and refuses what it would not admit)."""
         self._sync()
-        (self._tool or self.router).fill_next_token_bitmask(bitmask, index)
+        tool = self._tool
+        if tool is None or not self.calls.within:
+            (tool or self.router).fill_next_token_bitmask(bitmask, index)
+            return True
+        self.router.fill_next_token_bitmask(bitmask, index)
+        if self._scratch is None:
+            self._scratch = bitmask[index : index + 1].clone()
+        tool.fill_next_token_bitmask(self._scratch, 0)
+        bitmask[index] &= self._scratch[0]
         return True
 
     def is_terminated(self) -> bool:

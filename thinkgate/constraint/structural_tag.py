@@ -275,11 +275,13 @@ def build_spec(
 
 
 def _routable(fmt: ChatFormat, layout: Any, marks: Markers) -> bool:
-    """Whether the guard can tell, from whole tokens, which tool a call names and where its
-    call began: a header or a call object naming it after a begin marker that is one token;
-    reasoning that is no text (the grammar would hold it, and the guard reads only part of it)."""
+    """Whether the guard can tell which tool a call names and where its call began: a header
+    or a call object naming it after a begin marker that is one token, or a call object found
+    by its "{" (bare, or in an array after a section marker that is one token); reasoning that
+    is no text (the grammar would hold it, and the guard reads only part of it)."""
     t = fmt.tools
-    return hasattr(layout, "routable") and layout.routable(t) and not is_text(t.call_begin) and t.call_begin in marks.ids and not fmt.text_reasoning
+    trigger = layout.call_trigger(t) if hasattr(layout, "routable") else ""
+    return hasattr(layout, "routable") and layout.routable(t) and (not trigger or not is_text(trigger) and trigger in marks.ids) and not fmt.text_reasoning
 
 
 _ANY_OBJECT: list[PreparedSchema] = []
