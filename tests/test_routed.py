@@ -196,6 +196,35 @@ def test_tool_grammars_are_shared_across_tool_sets(tokenizer):
     assert misses <= 1 and hits >= 3  # compiled at most once (an earlier test may have), then found
 
 
+@pytest.mark.parametrize("fmt", ["deepseek_v3_1", "qwen3"])
+def test_a_tool_compiles_ahead_once_its_name_is_unique(tokenizer_for, fmt):
+    """While a call writes its tool's name, the tool's grammar starts compiling in the
+    background as soon as what is written names one tool only: before the name (or header) is
+    complete, so the step that needs it waits less."""
+    tok = tokenizer_for(fmt)
+    tools = copy.deepcopy(TOOLS[:6])
+    for tool in tools:  # names no other test compiled
+        tool["function"]["name"] = "ahead_" + fmt + "_" + tool["function"]["name"]
+    grammar = compile_tool_grammar(tok, fmt, tools, "required", route_from=1)
+    target = 3
+    name = tools[target]["function"]["name"]
+    arguments = json.dumps(example_value(tools[target]["function"]["parameters"]))
+    ids = tok.encode(grammar.format.tools.section_text([(name, arguments)]), add_special_tokens=False)
+    entries = grammar.calls.cache._entries
+    key = grammar.calls._key(target)
+    g = ReasonerGrammar(grammar, thinking=False)
+    compiling = named = None
+    for step, i in enumerate(ids):
+        assert g.accept_token(i), g.error
+        g.fill_bitmask(xgr.allocate_token_bitmask(1, vocabulary_for(tok).size), 0)
+        if compiling is None and key in entries:
+            compiling = step
+        if named is None and g._matcher._tool is not None:
+            named = step
+    assert compiling is not None and named is not None and compiling < named, (compiling, named)
+    assert [k for k in entries if "ahead_" + fmt in k] == [key]  # no other tool of the set compiled
+
+
 def test_a_token_the_tool_refuses_ends_the_request(tokenizer):
     """The router alone would take any object; the tool's grammar refuses arguments off its
     schema, and so does the request."""

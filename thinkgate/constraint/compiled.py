@@ -18,7 +18,7 @@ import xgrammar as xgr
 
 from ..formats import ChatFormat, get_format, is_text
 from .guard import MaskCache
-from .routed import ROUTE_FROM, CallGrammars, RoutedCalls
+from .routed import ROUTE_FROM, CallGrammars, RoutedCalls, call_heads
 from ..formats.strict import DEFAULT_STRICT, check_strict
 from .structural_tag import DEFAULT_MAX_WHITESPACE, GrammarSpec, build_spec
 from ..formats.tokens import own_text
@@ -210,6 +210,7 @@ class GrammarCache:
                 spec.calls,
                 {s.name: i for i, s in enumerate(spec.tools)} if fmt.tools.call_object_layout else None,
                 within=spec.between_calls is not None,
+                heads=call_heads(spec),
             ),
         )
 

@@ -5,16 +5,25 @@ with the tools' schemas (on the DeepSeek vocabulary about 12 ms per BFCL functio
 take seconds). A routed grammar splits that cost in two:
 
 * the *router*, compiled per tool set: the format's whole call structure with every tool's name,
-  but every tool's arguments one shared "any JSON object" (its cost hardly grows with the tools);
-* one grammar per tool, from its call's begin marker to the end of its arguments, compiled when a
-  call first names the tool and cached by its tag, so tool sets that share a tool share it.
+  but every tool's arguments one shared "any JSON object" (in a call-object style one object
+  whose name is any of the tools'; its cost hardly grows with the tools);
+* one grammar per tool, from where its call begins to the end of its arguments, compiled when a
+  call first names the tool (or, in the background, as soon as what the call has written of
+  the name names it alone) and cached by its tag, so tool sets that share a tool share it.
 
-While a call's arguments are written, the row is the router's mask AND the tool's mask. The
-guard already follows the call headers from token ids; it says where the call began and which
-tool its header named, and the tool's matcher is started there, fed the call's tokens written
-so far. Each is held as the full grammar holds it: the router keeps the structure, the names and
-the JSON object, the tool's grammar its header and its arguments' schema (its grammar ends in
-any text, so a token that closes the arguments and begins the footer is the router's to judge).
+The guard already follows the calls from token ids; it says where the call began and which tool
+it names (a header's, or the name a call object gives), and the tool's matcher is started there,
+fed the call's tokens written so far. Each is held as the full grammar holds it: the router
+keeps the structure, the names and the JSON object, the tool's grammar its header and its
+arguments' schema. Where a begin marker starts the call, the tool's grammar runs to the call's
+end marker and its row alone stands inside the arguments; where the call is a JSON object found
+by its "{" (bare calls, a JSON array), the tool's grammar is that object then any text, started
+at the "{" inside its token, and its row is ANDed with the router's, which judges what follows
+the object in the token that closes it.
+
+Where the tool is not known yet the router alone masks; that is exact as long as no token can
+both end the name and reach into the arguments (checked per vocabulary for call objects, see
+``GrammarCache``).
 """
 
 from __future__ import annotations
@@ -22,12 +31,13 @@ from __future__ import annotations
 import json
 import threading
 from collections import OrderedDict
-from concurrent.futures import Future
+from bisect import bisect_left
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Optional
 
 import xgrammar as xgr
 
-from .guard import ARGS, ArgumentsGuard
+from .guard import ARGS, HEADER, ArgumentsGuard
 
 # From this many tools held to their schemas on, a tool set is routed (see the README's
 # "Agent-size tool sets" for the measurements it comes from).
@@ -46,36 +56,73 @@ class CallGrammars:
         self.hits = 0
         self.misses = 0
 
-    def get(self, tag: dict) -> xgr.CompiledGrammar:
-        # (not sorted: the order of a schema's properties is the order xgrammar writes them in)
-        key = json.dumps(tag, separators=(",", ":"), ensure_ascii=False)
+    def get(self, key: str) -> xgr.CompiledGrammar:
+        """The compiled grammar of a tag (``key``: its JSON text, see :func:`tag_key`), compiled
+        here unless it is already, or being compiled (then waited for)."""
+        fut, mine = self._entry(key)
+        if mine:
+            self._compile(key, fut)
+        return fut.result()
+
+    def prefetch(self, key: str) -> None:
+        """Start compiling a tag in the background (xgrammar releases the GIL while it compiles),
+        so that a :meth:`get` that follows waits less or not at all."""
+        fut, mine = self._entry(key)
+        if mine:
+            _background().submit(self._compile, key, fut)
+
+    def _entry(self, key: str) -> tuple[Future, bool]:
         with self._lock:
             fut = self._entries.get(key)
             if fut is not None:
                 self._entries.move_to_end(key)
                 self.hits += 1
-                mine = False
-            else:
-                fut = self._entries[key] = Future()
-                self.misses += 1
-                mine = True
-                while len(self._entries) > self.size:
-                    self._entries.popitem(last=False)
-        if mine:
-            try:
-                fut.set_result(self.compiler.compile_structural_tag(key))
-            except BaseException as e:
-                with self._lock:
-                    self._entries.pop(key, None)
-                fut.set_exception(e)
-        return fut.result()
+                return fut, False
+            fut = self._entries[key] = Future()
+            self.misses += 1
+            while len(self._entries) > self.size:
+                self._entries.popitem(last=False)
+            return fut, True
+
+    def _compile(self, key: str, fut: Future) -> None:
+        try:
+            fut.set_result(self.compiler.compile_structural_tag(key))
+        except BaseException as e:
+            with self._lock:
+                self._entries.pop(key, None)
+            fut.set_exception(e)
+
+
+def tag_key(tag: dict) -> str:
+    # (not sorted: the order of a schema's properties is the order xgrammar writes them in)
+    return json.dumps(tag, separators=(",", ":"), ensure_ascii=False)
+
+
+_POOL: list[ThreadPoolExecutor] = []
+_POOL_LOCK = threading.Lock()
+
+
+def _background() -> ThreadPoolExecutor:
+    """One thread compiles tools ahead for the whole process (a second would only contend for
+    the cores the engine's own steps use)."""
+    with _POOL_LOCK:
+        if not _POOL:
+            _POOL.append(ThreadPoolExecutor(max_workers=1, thread_name_prefix="thinkgate-tool-compile"))
+        return _POOL[0]
 
 
 class RoutedCalls:
     """The per-tool grammars of one routed tool set: ``tags[i]`` is tool ``i``'s (None: the
     router holds that tool alone)."""
 
-    def __init__(self, cache: CallGrammars, tags: list[Optional[dict]], names: Optional[dict[str, int]] = None, within: bool = False):
+    def __init__(
+        self,
+        cache: CallGrammars,
+        tags: list[Optional[dict]],
+        names: Optional[dict[str, int]] = None,
+        within: bool = False,
+        heads: Optional[list[bytes]] = None,
+    ):
         self.cache = cache
         self.tags = tags
         # call-object styles: each tool's index by its name (the guard reads the name the call
@@ -86,10 +133,42 @@ class RoutedCalls:
         # its arguments is the router's AND the tool's (the router judges what follows the
         # object in the token that closes it).
         self.within = within
+        self._keys: list[Optional[str]] = [None] * len(tags)
+        # What names each tool as a call writes it, sorted, with the tool's index: the header
+        # up to the name, or the call object's name as its JSON string holds it (see ``ahead``).
+        self.heads: list[tuple[bytes, int]] = sorted((h, i) for i, h in enumerate(heads or ()) if tags[i] is not None)
+
+    def _key(self, index: int) -> str:
+        key = self._keys[index]
+        if key is None:
+            key = self._keys[index] = tag_key(self.tags[index])
+        return key
 
     def compiled(self, index: int) -> Optional[xgr.CompiledGrammar]:
-        tag = self.tags[index]
-        return None if tag is None else self.cache.get(tag)
+        return None if self.tags[index] is None else self.cache.get(self._key(index))
+
+    def ahead(self, written: bytes) -> Optional[int]:
+        """Where ``written`` (a call's header, or its name, so far) can only name one tool
+        whose grammar is compiled apart: that tool, its grammar now compiling in the
+        background; else None."""
+        heads = self.heads
+        k = bisect_left(heads, (written,))
+        if k < len(heads) and heads[k][0].startswith(written) and (k + 1 == len(heads) or not heads[k + 1][0].startswith(written)):
+            index = heads[k][1]
+            self.cache.prefetch(self._key(index))
+            return index
+        return None
+
+
+def call_heads(spec: Any) -> list[bytes]:
+    """Each tool's call as written up to the end of its name, as the guard reads it: the header
+    after the begin marker (its markers as their text), or a call object's name inside its
+    JSON string."""
+    t = spec.format.tools
+    if t.call_object_layout:
+        return [json.dumps(s.name, ensure_ascii=False)[1:-1].encode() for s in spec.tools]
+    before = t.header_text("\0").split("\0")[0]
+    return [(before + s.name).encode() for s in spec.tools]
 
 
 class RoutedMatcher:
@@ -105,6 +184,7 @@ class RoutedMatcher:
         self._call: Optional[tuple[int, int]] = None  # (call_at, tool) that _tool follows
         self._tool: Optional[xgr.GrammarMatcher] = None
         self._scratch: Any = None  # the tool's row, where it is ANDed with the router's
+        self._fetched: Optional[int] = None  # the call whose tool is compiling ahead
 
     def _sync(self) -> None:
         """Start or drop the tool's matcher where the guard's call is (it has read every token
@@ -117,6 +197,12 @@ class RoutedMatcher:
         else:
             name = g.named
             want = None if name is None else (g.call_at, self.calls.names[name])
+        if want is None and self._fetched != g.call_at and self.calls.heads:
+            # the tool not known yet: where what the call has written names one tool only,
+            # its grammar compiles while the model writes the rest of the name
+            written = g._hbuf if g.mode == HEADER and self.calls.names is None else g.cursor.capture if g.mode == ARGS else None
+            if written and self.calls.ahead(written) is not None:
+                self._fetched = g.call_at
         if want == self._call:
             return
         self._call, self._tool = want, None
