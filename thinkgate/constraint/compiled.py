@@ -211,6 +211,7 @@ class GrammarCache:
                 {s.name: i for i, s in enumerate(spec.tools)} if fmt.tools.call_object_layout else None,
                 within=spec.between_calls is not None,
                 heads=call_heads(spec),
+                header_end=fmt.tools.header_text("").encode()[-1:] if fmt.tools.xml is not None else b"",
             ),
         )
 

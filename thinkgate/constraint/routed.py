@@ -21,9 +21,15 @@ by its "{" (bare calls, a JSON array), the tool's grammar is that object then an
 at the "{" inside its token, and its row is ANDed with the router's, which judges what follows
 the object in the token that closes it.
 
+Parameters (Qwen3-Coder, GLM-4.5: no JSON) are routed too: the router's arguments are any text
+up to the footer, the guard matches each tool's header to say which tool a call names, and the
+tool's grammar (header, parameters, footer, end marker) masks alone from there.
+
 Where the tool is not known yet the router alone masks; that is exact as long as no token can
-both end the name and reach into the arguments (checked per vocabulary for call objects, see
-``GrammarCache``).
+both end the name and reach into the arguments. For call objects that is checked per vocabulary
+(see ``GrammarCache``); for parameters, whose header ends in a byte many tokens hold (``\n``),
+each token the router allows that would end the header and write on is judged by the grammar of
+the tool that header names (``_judge_header_ends``).
 """
 
 from __future__ import annotations
@@ -35,9 +41,10 @@ from bisect import bisect_left
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Optional
 
+import numpy as np
 import xgrammar as xgr
 
-from .guard import ARGS, HEADER, ArgumentsGuard
+from .guard import ARGS, HEADER, RAW, ArgumentsGuard
 
 # From this many tools held to their schemas on, a tool set is routed (see the README's
 # "Agent-size tool sets" for the measurements it comes from).
@@ -122,6 +129,7 @@ class RoutedCalls:
         names: Optional[dict[str, int]] = None,
         within: bool = False,
         heads: Optional[list[bytes]] = None,
+        header_end: bytes = b"",
     ):
         self.cache = cache
         self.tags = tags
@@ -134,9 +142,22 @@ class RoutedCalls:
         # object in the token that closes it).
         self.within = within
         self._keys: list[Optional[str]] = [None] * len(tags)
+        # parameters: the last byte of a header (see ``crossing``)
+        self.header_end = header_end
+        self._crossing: Optional[np.ndarray] = None
         # What names each tool as a call writes it, sorted, with the tool's index: the header
         # up to the name, or the call object's name as its JSON string holds it (see ``ahead``).
         self.heads: list[tuple[bytes, int]] = sorted((h, i) for i, h in enumerate(heads or ()) if tags[i] is not None)
+
+    def crossing(self, token_bytes: list[bytes], words: int) -> np.ndarray:
+        """Parameters: the tokens that could end a header and write on past it (they hold the
+        header's last byte before their own last), as a bitmask row of ``words`` int32 words."""
+        if self._crossing is None:
+            from .vocabulary import pack
+
+            end = self.header_end
+            self._crossing = pack([i for i, b in enumerate(token_bytes) if end in b[:-1]], words * 32)
+        return self._crossing
 
     def _key(self, index: int) -> str:
         key = self._keys[index]
@@ -193,14 +214,14 @@ class RoutedMatcher:
         if len(g._history) != len(self._tokens):
             raise RuntimeError(f"the arguments guard read {len(g._history)} tokens and the routed matcher {len(self._tokens)}")
         if self.calls.names is None:
-            want = (g.call_at, g.tool) if g.mode == ARGS and g.tool is not None else None
+            want = (g.call_at, g.tool) if (g.mode == ARGS or g.mode == RAW) and g.tool is not None else None
         else:
             name = g.named
             want = None if name is None else (g.call_at, self.calls.names[name])
         if want is None and self._fetched != g.call_at and self.calls.heads:
             # the tool not known yet: where what the call has written names one tool only,
             # its grammar compiles while the model writes the rest of the name
-            written = g._hbuf if g.mode == HEADER and self.calls.names is None else g.cursor.capture if g.mode == ARGS else None
+            written = g._hbuf if g.mode == HEADER and self.calls.names is None else g.cursor.capture if g.mode == ARGS else g._rbuf if g.mode == RAW else None
             if written and self.calls.ahead(written) is not None:
                 self._fetched = g.call_at
         if want == self._call:
@@ -208,16 +229,22 @@ class RoutedMatcher:
         self._call, self._tool = want, None
         if want is None:
             return
-        compiled = self.calls.compiled(want[1])
+        self._tool = self._started(*want)
+
+    def _started(self, call_at: int, tool: int) -> Optional[xgr.GrammarMatcher]:
+        """Tool ``tool``'s matcher, fed the call's bytes from ``call_at`` on (None: the router
+        holds that tool alone)."""
+        compiled = self.calls.compiled(tool)
         if compiled is None:
-            return
+            return None
+        g = self.guard
         matcher = xgr.GrammarMatcher(compiled)
-        if g.call_tail and not matcher.accept_string(g._token_bytes[self._tokens[want[0] - 1]][-g.call_tail :]):
-            raise RuntimeError(f"tool {want[1]}'s grammar refuses the start of its call object, which the router took")
-        for t in self._tokens[want[0] :]:
+        if g.call_tail and not matcher.accept_string(g._token_bytes[self._tokens[call_at - 1]][-g.call_tail :]):
+            raise RuntimeError(f"tool {tool}'s grammar refuses the start of its call object, which the router took")
+        for t in self._tokens[call_at:]:
             if not matcher.accept_token(t):
-                raise RuntimeError(f"tool {want[1]}'s grammar refuses token {t} of its call, which the router took")
-        self._tool = matcher
+                raise RuntimeError(f"tool {tool}'s grammar refuses token {t} of its call, which the router took")
+        return matcher
 
     def accept_token(self, token_id: int) -> bool:
         self._sync()
@@ -247,6 +274,10 @@ class RoutedMatcher:
         does (the router still reads every token, and refuses what it would not admit)."""
         self._sync()
         tool = self._tool
+        if tool is None and self.guard.mode == RAW and self.guard.tool is None:
+            self.router.fill_next_token_bitmask(bitmask, index)
+            self._judge_header_ends(bitmask[index].numpy())
+            return True
         if tool is None or not self.calls.within:
             (tool or self.router).fill_next_token_bitmask(bitmask, index)
             return True
@@ -256,6 +287,32 @@ class RoutedMatcher:
         tool.fill_next_token_bitmask(self._scratch, 0)
         bitmask[index] &= self._scratch[0]
         return True
+
+    def _judge_header_ends(self, words: np.ndarray) -> None:
+        """In a header before parameters: a token that ends the header and writes on into the
+        parameters is judged by the tool its header names, as the full grammar judges it (the
+        router's "any text" would take what the tool's parameters refuse)."""
+        g = self.guard
+        on = words & self.calls.crossing(g._token_bytes, len(words))
+        if not on.any():
+            return
+        matchers: dict[int, Optional[xgr.GrammarMatcher]] = {}
+        for tid in np.flatnonzero(np.unpackbits(on.view(np.uint8), bitorder="little")):
+            tid = int(tid)
+            g.accept(tid)
+            tool, call_at = g.tool, g.call_at
+            g.rollback(1)
+            if tool is None:
+                continue  # the header goes on: the router's verdict is the full grammar's
+            if tool not in matchers:
+                matchers[tool] = self._started(call_at, tool)
+            m = matchers[tool]
+            if m is None:
+                continue
+            if m.accept_token(tid):
+                m.rollback(1)
+            else:
+                words[tid >> 5] &= ~np.int32(np.uint32(1 << (tid & 31)).view(np.int32))
 
     def is_terminated(self) -> bool:
         return self.router.is_terminated()

@@ -11,7 +11,6 @@ tokenizer, markers are matched as text (and can then be spelled; pass the tokeni
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any, Optional
@@ -22,13 +21,12 @@ from . import channel_messages, json_calls, marked_calls
 from .json_answer import answer_tag, holds_answer, prepare_answer
 from .schema import PreparedSchema, prepare
 from .schema_nodes import Node
-from .tag_elements import Markers, TagRequest, any_text, any_tokens, const, either, reasoning, seq, structural_tag
+from .tag_elements import NAME_FORBIDDEN, Markers, TagRequest, any_text, any_tokens, const, either, reasoning, seq, structural_tag
 from ..formats.tokens import own_text
 
 DEFAULT_MAX_WHITESPACE = 8
 # One grammar module per layout, named as the layout is (see thinkgate.formats.LAYOUTS).
 _LAYOUTS = {m.__name__.rsplit(".", 1)[1]: m for m in (marked_calls, json_calls, channel_messages)}
-_NAME_FORBIDDEN = re.compile(r"[\s<`{}\"]")
 
 
 @dataclass
@@ -96,6 +94,12 @@ class GrammarSpec:
             self._headers = _LAYOUTS[self.format.tools.layout.name].header_nodes(self.format, self.tools)
         return dict(self._headers)
 
+    def routed_headers(self) -> list[str]:
+        """A routed grammar whose arguments are parameters (no JSON for the guard to follow):
+        each tool's header as a pattern, which the guard matches to say which tool a call names."""
+        layout = _LAYOUTS[self.format.tools.layout.name]
+        return layout.routed_headers(self.format.tools, self.tools) if self.calls is not None and hasattr(layout, "routed_headers") else []
+
     @property
     def answer_header(self) -> Optional[str]:
         """Where the JSON answer has a header of its own (harmony's final channel): that header
@@ -126,7 +130,7 @@ def tool_declarations(tools: Optional[list[Any]]) -> list[ToolDecl]:
         if not isinstance(fn, dict):
             raise ValueError(f"tools[{i}] has no 'function' object")
         name = fn.get("name")
-        if not isinstance(name, str) or not name or len(name) > 256 or _NAME_FORBIDDEN.search(name):
+        if not isinstance(name, str) or not name or len(name) > 256 or NAME_FORBIDDEN.search(name):
             raise ValueError(
                 f"tools[{i}] has an invalid name {name!r} (1-256 characters, no whitespace, "
                 "quotes, braces, '<' or '`')"
@@ -264,7 +268,8 @@ def build_spec(
     calls = None
     if route_from is not None and answer is None and by_id and _routable(fmt, layout, marks) and sum(s.level >= 2 for s in chosen) >= route_from:
         calls = [structural_tag(layout.routed_call(request, s)) if s.level >= 2 else None for s in chosen]
-        if t.call_object_layout:  # one call object for every tool (its name any of theirs)
+        if t.call_object_layout or t.xml is not None:
+            # one call object for every tool (its name any of theirs); parameters: any text
             request = replace(request, router_arguments=_any_object().xgrammar_schema)
         else:
             request = replace(request, tools=[ToolSpec(s.name, _any_object(), 1) if s.level >= 2 else s for s in chosen])
