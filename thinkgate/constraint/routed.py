@@ -145,6 +145,7 @@ class RoutedCalls:
         # parameters: the last byte of a header (see ``crossing``)
         self.header_end = header_end
         self._crossing: Optional[np.ndarray] = None
+        self.verdicts: dict[tuple[bytes, int], bool] = {}  # (header so far, token): kept
         # What names each tool as a call writes it, sorted, with the tool's index: the header
         # up to the name, or the call object's name as its JSON string holds it (see ``ahead``).
         self.heads: list[tuple[bytes, int]] = sorted((h, i) for i, h in enumerate(heads or ()) if tags[i] is not None)
@@ -297,22 +298,41 @@ class RoutedMatcher:
         if not on.any():
             return
         matchers: dict[int, Optional[xgr.GrammarMatcher]] = {}
-        for tid in np.flatnonzero(np.unpackbits(on.view(np.uint8), bitorder="little")):
-            tid = int(tid)
-            g.accept(tid)
-            tool, call_at = g.tool, g.call_at
-            g.rollback(1)
-            if tool is None:
-                continue  # the header goes on: the router's verdict is the full grammar's
-            if tool not in matchers:
-                matchers[tool] = self._started(call_at, tool)
-            m = matchers[tool]
-            if m is None:
-                continue
-            if m.accept_token(tid):
-                m.rollback(1)
-            else:
+        verdicts = self.calls.verdicts
+        for tid in _bits(on):
+            # (what the call has written decides it: kept per tool set, as the guard's masks are)
+            key = (g._rbuf, tid)
+            keep = verdicts.get(key)
+            if keep is None:
+                keep = True
+                g.accept(tid)
+                tool, call_at = g.tool, g.call_at
+                g.rollback(1)
+                if tool is not None:  # else the header goes on: the router's verdict is the full grammar's
+                    if tool not in matchers:
+                        matchers[tool] = self._started(call_at, tool)
+                    m = matchers[tool]
+                    if m is not None:
+                        keep = m.accept_token(tid)
+                        if keep:
+                            m.rollback(1)
+                if len(verdicts) >= 1 << 16:
+                    verdicts.clear()
+                verdicts[key] = keep
+            if not keep:
                 words[tid >> 5] &= ~np.int32(np.uint32(1 << (tid & 31)).view(np.int32))
 
     def is_terminated(self) -> bool:
         return self.router.is_terminated()
+
+
+def _bits(words: np.ndarray) -> list[int]:
+    """The token ids set in a bitmask row (of a few words: no unpacking of the whole row)."""
+    out = []
+    for w in np.flatnonzero(words).tolist():
+        bits = int(words[w]) & 0xFFFFFFFF
+        while bits:
+            low = bits & -bits
+            out.append(w * 32 + low.bit_length() - 1)
+            bits ^= low
+    return out
