@@ -266,6 +266,30 @@ def test_a_token_that_could_close_a_name_and_open_its_arguments_keeps_the_full_g
     assert GrammarCache(vocab).get("qwen3", tools, "required", route_from=1).calls is None
 
 
+def test_the_shared_token_masks_are_what_they_say(tokenizer):
+    """The masks routed matchers share, counted over the whole vocabulary at once, against
+    their definitions token by token: tokens that could close a call object ``d`` deep (after
+    a quote, from inside a string), and tokens holding a header's last byte before their own."""
+    from thinkgate.constraint.routed import CallGrammars
+    from thinkgate.constraint.vocabulary import pack
+
+    vocab = vocabulary_for(tokenizer)
+    tb, words = vocab.token_bytes, (vocab.size + 31) // 32
+    masks = CallGrammars(vocab.compiler)
+
+    def closers(b: bytes, in_string: bool) -> int:
+        if in_string:
+            b = b[b.index(b'"') + 1 :] if b'"' in b else b""
+        return b.count(b"}") + b.count(b"]")
+
+    for depth in (1, 2, 3):
+        for in_string in (False, True):
+            expected = pack([i for i, b in enumerate(tb) if closers(b, in_string) >= depth], words * 32)
+            assert (masks.closing(tb, words, depth, in_string) == expected).all(), (depth, in_string)
+    expected = pack([i for i, b in enumerate(tb) if b"\n" in b[:-1]], words * 32)
+    assert (masks.crossing(tb, words, b"\n") == expected).all()
+
+
 def test_below_the_threshold_nothing_changes(tokenizer):
     grammar = compile_tool_grammar(tokenizer, "deepseek_v3_1", TOOLS[:10], "auto")
     assert grammar.calls is None

@@ -45,6 +45,7 @@ import numpy as np
 import xgrammar as xgr
 
 from .guard import ARGS, HEADER, RAW, ArgumentsGuard
+from .vocabulary import pack
 
 # From this many tools held to their schemas on, a tool set is routed (see the README's
 # "Agent-size tool sets" for the measurements it comes from).
@@ -62,6 +63,39 @@ class CallGrammars:
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
+        self._masks: dict[tuple, np.ndarray] = {}
+        self._bytes: Optional[_TokenBytes] = None
+
+    # Token masks the routed matchers of this tokenizer share (bitmask rows, built on first need).
+
+    def crossing(self, token_bytes: list[bytes], words: int, end: bytes) -> np.ndarray:
+        """Parameters: the tokens that could end a header whose last byte is ``end`` and write
+        on past it (they hold that byte before their own last)."""
+        key = ("crossing", end)
+        mask = self._masks.get(key)
+        if mask is None:
+            t = self._tokens(token_bytes)
+            inner = t.counts(t.buf == end[0], t.starts, t.ends - 1)  # (an empty token: no byte, none counted)
+            mask = self._masks[key] = pack(np.flatnonzero(inner > 0), words * 32)
+        return mask
+
+    def closing(self, token_bytes: list[bytes], words: int, depth: int, in_string: bool) -> np.ndarray:
+        """Calls found by their "{": the tokens that could close a call object ``depth``
+        containers deep (``in_string``: a string first), those with that many closing brackets
+        (after their first quote)."""
+        key = ("closing", min(depth, 64), in_string)
+        mask = self._masks.get(key)
+        if mask is None:
+            t = self._tokens(token_bytes)
+            closers = (t.buf == 0x7D) | (t.buf == 0x5D)
+            start = t.first_quote + 1 if in_string else t.starts
+            mask = self._masks[key] = pack(np.flatnonzero(t.counts(closers, np.minimum(start, t.ends), t.ends) >= depth), words * 32)
+        return mask
+
+    def _tokens(self, token_bytes: list[bytes]) -> "_TokenBytes":
+        if self._bytes is None:
+            self._bytes = _TokenBytes(token_bytes)
+        return self._bytes
 
     def get(self, key: str) -> xgr.CompiledGrammar:
         """The compiled grammar of a tag (``key``: its JSON text, see :func:`tag_key`), compiled
@@ -98,6 +132,26 @@ class CallGrammars:
             with self._lock:
                 self._entries.pop(key, None)
             fut.set_exception(e)
+
+
+class _TokenBytes:
+    """A vocabulary's tokens as one byte array, for counts over every token at once."""
+
+    def __init__(self, token_bytes: list[bytes]):
+        lens = np.fromiter(map(len, token_bytes), np.int64, len(token_bytes))
+        self.buf = np.frombuffer(b"".join(token_bytes), np.uint8)
+        self.ends = np.cumsum(lens)
+        self.starts = self.ends - lens
+        at = np.flatnonzero(self.buf == 0x22)  # quotes
+        k = np.searchsorted(at, self.starts)  # each token's first quote at or after its start
+        first = np.append(at, len(self.buf))[k]
+        self.first_quote = np.where(first < self.ends, first, self.ends)  # none: its end
+
+    @staticmethod
+    def counts(hits: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        """How many of ``hits`` lie in ``[lo, hi)``, for each token."""
+        c = np.concatenate(([0], np.cumsum(hits, dtype=np.int64)))
+        return c[np.maximum(hi, lo)] - c[lo]
 
 
 def tag_key(tag: dict) -> str:
@@ -144,21 +198,10 @@ class RoutedCalls:
         self._keys: list[Optional[str]] = [None] * len(tags)
         # parameters: the last byte of a header (see ``crossing``)
         self.header_end = header_end
-        self._crossing: Optional[np.ndarray] = None
         self.verdicts: dict[tuple[bytes, int], bool] = {}  # (header so far, token): kept
         # What names each tool as a call writes it, sorted, with the tool's index: the header
         # up to the name, or the call object's name as its JSON string holds it (see ``ahead``).
         self.heads: list[tuple[bytes, int]] = sorted((h, i) for i, h in enumerate(heads or ()) if tags[i] is not None)
-
-    def crossing(self, token_bytes: list[bytes], words: int) -> np.ndarray:
-        """Parameters: the tokens that could end a header and write on past it (they hold the
-        header's last byte before their own last), as a bitmask row of ``words`` int32 words."""
-        if self._crossing is None:
-            from .vocabulary import pack
-
-            end = self.header_end
-            self._crossing = pack([i for i, b in enumerate(token_bytes) if end in b[:-1]], words * 32)
-        return self._crossing
 
     def _key(self, index: int) -> str:
         key = self._keys[index]
@@ -282,10 +325,13 @@ class RoutedMatcher:
         if tool is None or not self.calls.within:
             (tool or self.router).fill_next_token_bitmask(bitmask, index)
             return True
-        self.router.fill_next_token_bitmask(bitmask, index)
+        tool.fill_next_token_bitmask(bitmask, index)
+        c = self.guard.cursor
+        if not (bitmask[index].numpy() & self.calls.cache.closing(self.guard._token_bytes, bitmask.shape[1], len(c.stack), bool(c.in_string))).any():
+            return True  # no token the tool allows can close the object: the router's "any object" allows them all
         if self._scratch is None:
             self._scratch = bitmask[index : index + 1].clone()
-        tool.fill_next_token_bitmask(self._scratch, 0)
+        self.router.fill_next_token_bitmask(self._scratch, 0)
         bitmask[index] &= self._scratch[0]
         return True
 
@@ -294,7 +340,7 @@ class RoutedMatcher:
         parameters is judged by the tool its header names, as the full grammar judges it (the
         router's "any text" would take what the tool's parameters refuse)."""
         g = self.guard
-        on = words & self.calls.crossing(g._token_bytes, len(words))
+        on = words & self.calls.cache.crossing(g._token_bytes, len(words), self.calls.header_end)
         if not on.any():
             return
         matchers: dict[int, Optional[xgr.GrammarMatcher]] = {}
