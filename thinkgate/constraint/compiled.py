@@ -215,7 +215,6 @@ class GrammarCache:
             ),
         )
 
-
     def _names_end_apart(self, arguments_key: str) -> bool:
         """Whether no token of the vocabulary can close a call object's name and reach into its
         arguments' value (it would hold the arguments' key: ``"`` … ``KEY"``). The router alone

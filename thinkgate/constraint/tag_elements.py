@@ -145,8 +145,9 @@ class TagRequest:
     marks: Markers
     control_ids: Optional[list[int]]
     max_whitespace: Optional[int]
-    # A routed grammar's router in a call-object style (see ``routed``): every tool's call
-    # object as one, its name any of the tools' and its arguments this schema (any object).
+    # A routed grammar's router (see ``routed``) in a call-object style: every tool's call
+    # object as one, its name any of the tools' and its arguments this schema (any object); in
+    # a parameters style (where it is only set): any tool's header, then any text.
     router_arguments: Any = None
 
     def free_text(self) -> Element:
