@@ -241,6 +241,28 @@ def test_a_tool_compiles_ahead_once_its_name_is_unique(tokenizer_for, fmt):
     assert [k for k in entries if "ahead_" + fmt in k] == [key]  # no other tool of the set compiled
 
 
+def test_a_tool_queued_for_the_background_is_compiled_by_the_call_that_needs_it(tokenizer):
+    """A call does not wait behind other tools' background compiles: the tool it needs, still
+    queued, is compiled where it is needed (and the queued task then finds it done)."""
+    import threading
+
+    from thinkgate.constraint.routed import _background
+
+    grammar = compile_tool_grammar(tokenizer, "deepseek_v3_1", TOOLS[:40], "required", route_from=1)
+    calls = grammar.calls
+    release = threading.Event()
+    busy = _background().submit(release.wait, 60)  # the one background thread, held
+    try:
+        calls.cache.prefetch(calls._key(39))
+        compiled = threading.Event()
+        threading.Thread(target=lambda: calls.compiled(39) and compiled.set(), daemon=True).start()
+        assert compiled.wait(20)  # while the background thread is still held
+        assert not busy.done()
+    finally:
+        release.set()
+    busy.result()
+
+
 def test_a_token_the_tool_refuses_ends_the_request(tokenizer):
     """The router alone would take any object; the tool's grammar refuses arguments off its
     schema, and so does the request."""

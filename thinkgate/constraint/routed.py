@@ -65,6 +65,7 @@ class CallGrammars:
         self.misses = 0
         self._masks: dict[tuple, np.ndarray] = {}
         self._bytes: Optional[_TokenBytes] = None
+        self._compiling: set[str] = set()  # keys a thread is compiling now
 
     # Token masks the routed matchers of this tokenizer share (bitmask rows, built on first need).
 
@@ -101,7 +102,8 @@ class CallGrammars:
         """The compiled grammar of a tag (``key``: its JSON text, see :func:`tag_key`), compiled
         here unless it is already, or being compiled (then waited for)."""
         fut, mine = self._entry(key)
-        if mine:
+        if mine or not fut.done():
+            # (one queued behind other tools' background compiles is compiled here instead)
             self._compile(key, fut)
         return fut.result()
 
@@ -126,12 +128,21 @@ class CallGrammars:
             return fut, True
 
     def _compile(self, key: str, fut: Future) -> None:
+        """Compile ``key`` into ``fut``, unless another thread is at it or has done it."""
+        with self._lock:
+            if fut.done() or key in self._compiling:
+                return
+            self._compiling.add(key)
         try:
             fut.set_result(self.compiler.compile_structural_tag(key))
         except BaseException as e:
             with self._lock:
-                self._entries.pop(key, None)
+                if self._entries.get(key) is fut:
+                    del self._entries[key]
             fut.set_exception(e)
+        finally:
+            with self._lock:
+                self._compiling.discard(key)
 
 
 class _TokenBytes:
