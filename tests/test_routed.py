@@ -263,6 +263,29 @@ def test_a_tool_queued_for_the_background_is_compiled_by_the_call_that_needs_it(
     busy.result()
 
 
+@pytest.mark.parametrize("fmt", ["qwen3", "qwen3_coder"])
+def test_a_tool_held_only_to_an_object_is_held_to_one(tokenizer_for, fmt):
+    """A tool whose function.strict is false is held to a JSON object (level 1) among tools
+    held to their schemas: in a call object the router's "any object" is its own; parameters
+    get its own grammar too (the router's arguments are any text), so its rows are the full
+    grammar's and its arguments stay an object the parser reads."""
+    tok = tokenizer_for(fmt)
+    tools = copy.deepcopy(TOOLS[:3])
+    tools[1]["function"]["strict"] = False
+    routed = compile_tool_grammar(tok, fmt, tools, "required", route_from=1)
+    full = compile_tool_grammar(tok, fmt, tools, "required", route_from=None)
+    name = tools[1]["function"]["name"]
+    ids = tok.encode(routed.format.tools.section_text([(name, json.dumps({"anything": [1, "two"]}))]), add_special_tokens=False)
+    vocab = vocabulary_for(tok)
+    bitmask = xgr.allocate_token_bitmask(1, vocab.size)
+    a, b = ReasonerGrammar(routed, thinking=False), ReasonerGrammar(full, thinking=False)
+    for n, i in enumerate(ids + [routed.stop_ids[0]]):
+        assert bool((_row(a, bitmask) == _row(b, bitmask)).all()), tok.decode(ids[: n + 1])
+        assert a.accept_token(i) and b.accept_token(i), (a.error, b.error)
+    assert a.is_terminated()
+    assert (routed.calls.tags[1] is None) == (fmt == "qwen3")
+
+
 def test_a_token_the_tool_refuses_ends_the_request(tokenizer):
     """The router alone would take any object; the tool's grammar refuses arguments off its
     schema, and so does the request."""

@@ -267,7 +267,9 @@ def build_spec(
     layout = _LAYOUTS[t.layout.name]
     calls = None
     if route_from is not None and answer is None and by_id and _routable(fmt, layout, marks) and sum(s.level >= 2 for s in chosen) >= route_from:
-        calls = [structural_tag(layout.routed_call(request, s)) if s.level >= 2 else None for s in chosen]
+        # (a tool held only to an object is the router's alone, whose "any object" is its own;
+        # parameters have no such thing in the router, whose arguments are any text)
+        calls = [structural_tag(layout.routed_call(request, s)) if s.level >= 2 or t.xml is not None else None for s in chosen]
         if t.call_object_layout or t.xml is not None:
             # one call object for every tool (its name any of theirs); parameters: any text
             request = replace(request, router_arguments=_any_object().xgrammar_schema)
