@@ -2,8 +2,9 @@
 
 The tools are the distinct functions of the Berkeley Function Calling Leaderboard (PyPI
 ``bfcl-eval``: its single-turn data sets, converted with its own ``convert_to_tool`` to OpenAI
-tools, first occurrence of each name kept). Format DeepSeek V3.1 (and R1 with ``--format``),
-the DeepSeek tokenizer, tool_choice "auto". For each size, the full grammar (``route_from=None``)
+tools, first occurrence of each name kept). Format DeepSeek V3.1 (others with ``--format``:
+``qwen3`` with Qwen's tokenizer), the format's tokenizer where a package ships it (else
+DeepSeek's), tool_choice "auto". For each size, the full grammar (``route_from=None``)
 against the routed one (thinkgate's default above ``ROUTE_FROM`` tools):
 
 * cold: a fresh grammar cache (a first request for this tool set in a fresh server);
@@ -17,7 +18,7 @@ against the routed one (thinkgate's default above ``ROUTE_FROM`` tools):
   tool's call walked twice and the second walk timed.
 
     pip install bfcl-eval   # or: pip install --no-deps bfcl-eval tenacity tree-sitter==0.21.3 tree-sitter-java==0.21.0 tree-sitter-javascript==0.21.4
-    python benchmarks/many_tools.py [--sizes 10 100 400] [--out benchmarks/results/many_tools.json]
+    python benchmarks/many_tools.py [--sizes 10 100 400] [--format qwen3] [--out benchmarks/results/many_tools.json]
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from thinkgate.constraint.routed import ROUTE_FROM
 from thinkgate.constraint.structural_tag import _prepared
 from thinkgate.constraint.vocabulary import vocabulary_for
 from thinkgate.formats import get_format
-from thinkgate.tokenizers import deepseek_tokenizer
+from thinkgate.tokenizers import FORMAT_FAMILY, family_tokenizer
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # BFCL's single-turn data sets whose functions are typed for Python (Java and JavaScript use
@@ -146,13 +147,16 @@ def main() -> None:
     ap.add_argument("--format", default="deepseek_v3_1")
     ap.add_argument("--calls", type=int, default=20, help="tools whose calls are walked per size")
     ap.add_argument("--full-up-to", type=int, default=400, help="the largest size the full grammar is compiled for")
-    ap.add_argument("--out", default=os.path.join(HERE, "results", "many_tools.json"))
+    ap.add_argument("--out", help="default: benchmarks/results/many_tools.json (DeepSeek V3.1), else many_tools_FORMAT.json")
     args = ap.parse_args()
     logging.disable(logging.WARNING)  # BFCL schemas with never-written optional properties
-    tok = deepseek_tokenizer()
+    fmt = get_format(args.format)
+    # the format's own tokenizer where a package ships it (qwen3: Qwen's), else DeepSeek's
+    tok = family_tokenizer(FORMAT_FAMILY.get(fmt.name, "deepseek"))
     vocab = vocabulary_for(tok)
     vocab.tables  # built once per tokenizer, at a server's start
-    fmt = get_format(args.format)
+    if args.out is None:
+        args.out = os.path.join(HERE, "results", "many_tools.json" if fmt.name == "deepseek_v3_1" else f"many_tools_{fmt.name}.json")
     tools = bfcl_tools()
     # xgrammar and thinkgate warmed on a small set, so that the first size pays no imports
     GrammarCache(vocab).get(fmt, tools[:2], "auto")
@@ -178,6 +182,7 @@ def main() -> None:
                 "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
                 "xgrammar": getattr(xgr, "__version__", None) or _version("xgrammar"),
                 "format": fmt.name,
+                "tokenizer": FORMAT_FAMILY.get(fmt.name, "deepseek"),
                 "route_from_default": ROUTE_FROM,
                 "rows": rows,
             },

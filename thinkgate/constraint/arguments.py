@@ -99,6 +99,19 @@ def call_object_schema(t: Any, spec: ToolSpec) -> dict:
     }
 
 
+def router_call_object_schema(t: Any, names: list[str], arguments: Any) -> dict:
+    """A routed grammar's router (see ``routed``): one call object whose name is any of
+    ``names`` and whose arguments are ``arguments`` (any object), written as
+    :func:`call_object_schema` writes each tool's (the name first), so that the two admit the
+    same text but for the arguments' value."""
+    return {
+        "type": "object",
+        "properties": {t.name_key: {"enum": list(names)}, t.arguments_key: arguments},
+        "required": [t.name_key, t.arguments_key],
+        "additionalProperties": False,
+    }
+
+
 def _move_refs(node: Any, here: str) -> None:
     if isinstance(node, dict):
         ref = node.get("$ref")

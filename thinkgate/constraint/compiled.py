@@ -18,7 +18,7 @@ import xgrammar as xgr
 
 from ..formats import ChatFormat, get_format, is_text
 from .guard import MaskCache
-from .routed import ROUTE_FROM, CallGrammars, RoutedCalls
+from .routed import ROUTE_FROM, CallGrammars, RoutedCalls, call_heads
 from ..formats.strict import DEFAULT_STRICT, check_strict
 from .structural_tag import DEFAULT_MAX_WHITESPACE, GrammarSpec, build_spec
 from ..formats.tokens import own_text
@@ -95,6 +95,7 @@ class GrammarCache:
         self._lock = threading.Lock()
         self._masks: Optional[MaskCache] = None
         self.calls = CallGrammars(vocab.compiler)  # routed tool sets' per-tool grammars
+        self._apart: dict[str, bool] = {}
         self.hits = 0
         self.misses = 0
 
@@ -156,6 +157,8 @@ class GrammarCache:
         ids = {m: vocab.token_id(m) for m in fmt.token_markers}
         check_markers(fmt, ids.get)
         msgs = fmt.tools.messages
+        if route_from is not None and fmt.tools.call_object_layout and not self._names_end_apart(fmt.tools.arguments_key):
+            route_from = None
         spec = build_spec(
             fmt,
             tools,
@@ -202,8 +205,26 @@ class GrammarCache:
             # a spent budget forces the close, and the answer's open marker after it (Kimi-K3)
             close_ids=_encode(vocab, fmt.reasoning.close + fmt.answer[0]) if fmt.reasoning.present else (),
             reasoning_trigger=ids.get(fmt.reasoning_trigger) if spec.choice != "none" else None,
-            calls=None if spec.calls is None else RoutedCalls(self.calls, spec.calls),
+            calls=None if spec.calls is None else RoutedCalls(
+                self.calls,
+                spec.calls,
+                {s.name: i for i, s in enumerate(spec.tools)} if fmt.tools.call_object_layout else None,
+                within=spec.between_calls is not None,
+                heads=call_heads(spec),
+                header_end=fmt.tools.header_text("").encode()[-1:] if fmt.tools.xml is not None else b"",
+            ),
         )
+
+    def _names_end_apart(self, arguments_key: str) -> bool:
+        """Whether no token of the vocabulary can close a call object's name and reach into its
+        arguments' value (it would hold the arguments' key: ``"`` … ``KEY"``). The router alone
+        judges the token that closes the name; where one could, the tool's schema would be
+        missing from that token's verdict, so such a vocabulary keeps the full grammar."""
+        ok = self._apart.get(arguments_key)
+        if ok is None:
+            key, control = json.dumps(arguments_key).encode(), self.vocab.control_ids  # (control tokens match no text)
+            ok = self._apart[arguments_key] = not any(b'"' in b[: b.find(key)] for i, b in enumerate(self.vocab.token_bytes) if key in b and i not in control)
+        return ok
 
 
 def names_tokens(tag: Any) -> bool:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import operator
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Optional
 
 import numpy as np
@@ -356,9 +356,12 @@ class ArgumentsGuard:
         raw: bool = False,
         between: Optional[bytes] = None,
         answer: Optional[Node] = None,
+        raw_headers: Sequence[str] = (),
     ) -> None:
         """``answer``: the schema node of a JSON answer found by its ``{`` at the start (one
-        with a header is one of ``headers``)."""
+        with a header is one of ``headers``). ``raw_headers``: where the arguments are
+        parameters, each tool's header (a pattern), matched to say which tool a call names (a
+        routed grammar's need)."""
         self._cache = cache
         self._tables = cache.tables
         self._token_bytes = cache.token_bytes
@@ -386,16 +389,30 @@ class ArgumentsGuard:
         # routed grammar (see ``routed``) starts the named tool's own matcher from these.
         self.call_at = 0
         self.tool: Optional[int] = None
+        # A call found by its "{" inside a token (no marker begins it): how many of the last
+        # bytes of the token before ``call_at`` are the call's.
+        self.call_tail = 0
+        # RAW: the call's bytes so far, until one of raw_headers matches them (tool then set)
+        self._max_raw = max((len(p.encode()) for p in raw_headers), default=0)
+        self._raw_re = re.compile(b"|".join(b"(" + p.encode() + b")" for p in raw_headers), re.DOTALL) if raw_headers else None
+        self._rbuf = b""
         # Text markers: the last bytes written, where a marker's start may wait for its end.
         texts = [m for m in (call_begin, call_end) if isinstance(m, bytes)]
         self._by_text = bool(texts)
         self._keep = max((len(m) for m in texts), default=1) - 1
         self._tail = b""
 
+    @property
+    def named(self) -> Optional[str]:
+        """In a call object's arguments (``ARGS``): the name it gave its tool, once that name's
+        string has closed (None before)."""
+        stack = self.cursor.stack
+        return stack[0][5] if self.mode == ARGS and stack else None
+
     def rollback(self, k: int) -> None:
         if k <= 0:
             return
-        mode, hbuf, tail, cursor_state, self.call_at, self.tool = self._history[-k]
+        mode, hbuf, tail, cursor_state, self.call_at, self.tool, self.call_tail, self._rbuf = self._history[-k]
         del self._history[-k:]
         self.mode, self._hbuf, self._tail = mode, hbuf, tail
         self.cursor.restore(cursor_state)
@@ -403,7 +420,7 @@ class ArgumentsGuard:
     def accept(self, token_id: int, skip: int = 0) -> None:
         """Follow one token; ``skip``: its first bytes are not the guard's to read (the end of
         reasoning written as text, in the token that closes it)."""
-        self._history.append((self.mode, self._hbuf, self._tail, self.cursor.state(), self.call_at, self.tool))
+        self._history.append((self.mode, self._hbuf, self._tail, self.cursor.state(), self.call_at, self.tool, self.call_tail, self._rbuf))
         if self._by_text:
             self._accept_text(token_id, self._token_bytes[token_id][skip:])
             return
@@ -418,19 +435,24 @@ class ArgumentsGuard:
         elif mode == OUTSIDE:
             if token_id == self._call_begin:
                 self.mode, self._hbuf = (RAW, b"") if self._raw else (BETWEEN, b"") if self._bare else (HEADER, b"")
-                self.call_at, self.tool = len(self._history), None
+                self.call_at, self.tool, self.call_tail, self._rbuf = len(self._history), None, 0, b""
         elif mode == RAW:
             data = self._token_bytes[token_id]
             if token_id == self._call_end:
                 self.mode = OUTSIDE
             elif data:
                 self._hbuf = data[-1:]
+                if self.tool is None and self._raw_re is not None and len(self._rbuf) <= self._max_raw:
+                    self._rbuf += data
+                    m = self._raw_re.match(self._rbuf)
+                    if m is not None:
+                        self.tool = m.lastindex - 1
         elif mode == AFTER:
             if token_id == self._call_end:
                 self.mode = OUTSIDE
             elif token_id == self._call_begin:  # a layout whose calls have no end marker
                 self.mode, self._hbuf = HEADER, b""
-                self.call_at, self.tool = len(self._history), None
+                self.call_at, self.tool, self.call_tail = len(self._history), None, 0
         elif mode == HEADER:
             self._hbuf += self._token_bytes[token_id]
             m = self._header_re.match(self._hbuf) if self._header_re is not None else None
@@ -530,6 +552,7 @@ class ArgumentsGuard:
             if b == 0x7B:  # {
                 self.cursor = Cursor(self._header_nodes[0] if self._header_nodes else None)
                 self.mode = ARGS
+                self.call_at, self.tool, self.call_tail = len(self._history), 0, len(data) - i
                 self._read(data[i:])
             else:  # text: no call follows (the grammar allows none)
                 self.mode = OUTSIDE

@@ -8,7 +8,7 @@ import re
 from typing import Any, Optional
 
 from ..formats import is_text
-from .arguments import call_object_headers, call_object_schema
+from .arguments import call_object_headers, call_object_schema, router_call_object_schema
 from .json_answer import answer_at_start
 from .tag_elements import (
     LEADING_WHITESPACE,
@@ -30,7 +30,7 @@ from .tag_elements import (
 def layout_tag(req: TagRequest) -> Element:
     fmt, t = req.format, req.format.tools
     if t.bare:
-        return _bare(t, req.choice, req.tools, req.parallel, req.control_ids, fmt.markers, req.max_whitespace)
+        return _bare(req)
     return _array(req)
 
 
@@ -40,7 +40,7 @@ def _array(req: TagRequest) -> Element:
     ``auto`` the marker is the trigger and the array's closing bracket (or the end marker) ends
     the calls."""
     fmt, t, marks = req.format, req.format.tools, req.marks
-    call = either([json_schema(call_object_schema(t, s), req.max_whitespace) for s in req.tools])
+    call = _call(req)
     calls = call if not req.parallel or req.choice == "named" else seq([call, star(seq([const(t.separator), call]))])
     opened = seq([regex(" ?" + re.escape(t.array[0])), calls])
     # the array closes the calls, or the section's end marker after it (Nemotron's </TOOLCALL>)
@@ -57,17 +57,26 @@ def _array(req: TagRequest) -> Element:
     return seq([regex(LEADING_WHITESPACE), marks.element(trigger), calls])
 
 
-def _bare(t: Any, choice: str, chosen: list, parallel: bool, control_ids: Optional[list[int]], markers: tuple[str, ...], max_whitespace: Optional[int]) -> Element:
+def _call(req: TagRequest) -> Element:
+    """One call object of any of the tools (a router's: one object, its name any tool's)."""
+    t = req.format.tools
+    if req.router_arguments is not None:
+        return json_schema(router_call_object_schema(t, [s.name for s in req.tools], req.router_arguments), req.max_whitespace)
+    return either([json_schema(call_object_schema(t, s), req.max_whitespace) for s in req.tools])
+
+
+def _bare(req: TagRequest) -> Element:
     """Bare calls (Llama 3.x): no marker announces a call, so the answer's first character
     decides, as the parser reads it: ``{`` begins the calls (call objects joined by the
     separator), anything else makes the answer free text."""
+    t, choice, parallel, control_ids, markers = req.format.tools, req.choice, req.parallel, req.control_ids, req.format.markers
     if control_ids is not None:
         free = any_tokens(sorted(control_ids))
     else:
         free = any_text(list(markers))
     if choice == "none":
         return free
-    call = either([json_schema(call_object_schema(t, s), max_whitespace) for s in chosen])
+    call = _call(req)
     if parallel and choice != "named":
         call = seq([call, star(seq([const(t.separator), call]))])
     calls = seq([regex(LEADING_WHITESPACE), call])
@@ -78,6 +87,19 @@ def _bare(t: Any, choice: str, chosen: list, parallel: bool, control_ids: Option
     # tokens stay out, their poisoned bytes being no text.
     text = seq([regex(LEADING_WHITESPACE + r"[^{ \t\r\n]"), any_text(list(markers))])
     return either([calls, text, regex(LEADING_WHITESPACE)])
+
+
+# A routed grammar (many tools; see ``routed``): the router's call object names any tool and
+# holds any object; each tool's grammar is its call object, then any text (the router's AND the
+# tool's row: the router judges what follows the object).
+
+
+def routable(t: Any) -> bool:
+    return True
+
+
+def routed_call(req: TagRequest, spec: Any) -> Element:
+    return seq([json_schema(call_object_schema(req.format.tools, spec), req.max_whitespace), any_text([])])
 
 
 # What the run-time guard follows: call objects found by their "{" (the first at the answer's

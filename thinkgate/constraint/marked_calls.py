@@ -8,7 +8,7 @@ from typing import Any
 
 from ..formats import is_text
 from ..formats.base import template_parts
-from .arguments import call_object_headers, call_object_schema, parameters_grammar, parameters_schema
+from .arguments import call_object_headers, call_object_schema, parameters_grammar, parameters_schema, router_call_object_schema
 from .json_answer import answer_at_start
 from .literal_arguments import literal_arguments_element
 from .tag_elements import (
@@ -17,6 +17,7 @@ from .tag_elements import (
     TagRequest,
     const,
     either,
+    NAME_FORBIDDEN,
     json_schema,
     regex,
     seq,
@@ -39,26 +40,25 @@ def layout_tag(req: TagRequest) -> Element:
 
     def body(spec: Any) -> Element:
         if json_object:  # the name is a constant inside the call object
-            arguments = [json_schema(call_object_schema(t, spec), max_whitespace)]
-            return seq(marks.text(header, None, t.sep) + arguments + marks.text(footer, None, t.sep))
-        if t.xml is not None:
-            if spec.schema.unbounded_in_parameters:
-                raise ValueError(spec.schema.unbounded_in_parameters)
-            arguments = parameters_grammar(parameters_schema(spec, t.xml, fmt.name), t.xml, max_whitespace)
-        elif t.literal is not None:
-            quote = marks.element(t.literal.quote)
-            arguments = literal_arguments_element(spec.schema.bounded_schema, t.literal, quote, f"tool {spec.name!r}", fmt.name)
-        else:
-            arguments = json_schema(spec.schema.xgrammar_schema, max_whitespace)
+            return seq(marks.text(header, None, t.sep) + [_arguments(req, spec)] + marks.text(footer, None, t.sep))
         return seq(
             marks.text(header[at_name:], spec.name, t.sep)
-            + [arguments]
+            + [_arguments(req, spec)]
             + marks.text(footer, None, t.sep)
         )
 
     def call_rest() -> list[Element]:
         """A call after its begin marker."""
-        bodies = [body(s) for s in chosen]
+        if json_object and req.router_arguments is not None:  # a router: one object, any tool's name
+            router = router_call_object_schema(t, [s.name for s in chosen], req.router_arguments)
+            bodies = [seq(marks.text(header, None, t.sep) + [json_schema(router, max_whitespace)] + marks.text(footer, None, t.sep))]
+        elif t.xml is not None and req.router_arguments is not None:
+            # a router of parameters: any tool's header, then any text up to the footer (the
+            # tool's own grammar holds the parameters)
+            names = either([seq(marks.text(header[at_name:], s.name, t.sep)) for s in chosen])
+            bodies = [seq([names, regex(ANY_PARAMETERS), *marks.text(footer, None, t.sep)])]
+        else:
+            bodies = [body(s) for s in chosen]
         end = [marks.element(t.call_end)] if t.call_end else []  # Mistral: a call ends with its JSON
         return [*prefix, either(bodies), *end]
 
@@ -99,23 +99,56 @@ def layout_tag(req: TagRequest) -> Element:
     return seq([regex(LEADING_WHITESPACE), *req.answer_close(), *around(calls)])
 
 
+def _arguments(req: TagRequest, spec: Any) -> Element:
+    """A tool's arguments in the format's style (a call object: the whole object)."""
+    fmt, t, max_whitespace = req.format, req.format.tools, req.max_whitespace
+    if t.call_object_layout:
+        return json_schema(call_object_schema(t, spec), max_whitespace)
+    if t.xml is not None:
+        if spec.schema.unbounded_in_parameters:
+            raise ValueError(spec.schema.unbounded_in_parameters)
+        return parameters_grammar(parameters_schema(spec, t.xml, fmt.name), t.xml, max_whitespace)
+    if t.literal is not None:
+        quote = req.marks.element(t.literal.quote)
+        return literal_arguments_element(spec.schema.bounded_schema, t.literal, quote, f"tool {spec.name!r}", fmt.name)
+    return json_schema(spec.schema.xgrammar_schema, max_whitespace)
+
+
 # A routed grammar (many tools; see ``routed``): the calls with each tool's arguments any JSON
-# object, and each tool's own grammar from its call's begin marker on.
+# object (parameters: any text up to the footer), and each tool's own grammar from its call's
+# begin marker on.
+
+# Any text (no control token: their bytes are no text); the footer after it ends the call.
+ANY_PARAMETERS = r"[\s\S]*"
 
 
 def routable(t: Any) -> bool:
-    """Whether a call names its tool in a header before JSON arguments (what the guard follows
-    to tell which tool's grammar applies from there)."""
-    return bool(t.call_begin) and not t.call_object_layout and t.xml is None and t.literal is None
+    """Whether a call names its tool before its arguments, after a begin marker (what the guard
+    follows to tell which tool's grammar applies from there): in a header, or as the call
+    object's first key. A header before parameters must end its name with a character no name
+    has (Qwen3-Coder's ``>\n``), or the guard could not tell ``get`` from ``get_weather``."""
+    if not t.call_begin or t.literal is not None:
+        return False
+    if t.xml is None:
+        return True
+    after = t.header_text("\0").split("\0", 1)[1]
+    return bool(NAME_FORBIDDEN.search(after)) and t.header.count("{name}") == 1
 
 
 def routed_call(req: TagRequest, spec: Any) -> Element:
     """One call to ``spec``'s tool after its begin marker, as the full grammar holds it: its
-    header, its arguments, its footer and end marker."""
+    header, its arguments (or its call object), its footer and end marker."""
     t = req.format.tools
-    header, footer = req.marks.text(template_parts(t.header), spec.name, t.sep), req.marks.text(template_parts(t.footer), None, t.sep)
+    header = req.marks.text(template_parts(t.header), None if t.call_object_layout else spec.name, t.sep)
+    footer = req.marks.text(template_parts(t.footer), None, t.sep)
     end = [req.marks.element(t.call_end)] if t.call_end else []
-    return seq([*header, json_schema(spec.schema.xgrammar_schema, req.max_whitespace), *footer, *end])
+    return seq([*header, _arguments(req, spec), *footer, *end])
+
+
+def routed_headers(t: Any, tools: list) -> list[str]:
+    """Parameters: each tool's header, as a pattern the guard matches (it follows no JSON there,
+    so no :func:`header_nodes`); empty for other styles."""
+    return [t.header_pattern(s.name) for s in tools] if t.xml is not None else []
 
 
 # What the run-time guard follows: a call's header after its begin marker, then its JSON.

@@ -220,6 +220,7 @@ class ReasonerGrammar:
                     raw=calls and spec.format.tools.xml is not None,
                     between=spec.between_calls if calls else None,
                     answer=at_start,
+                    raw_headers=spec.routed_headers() if calls else (),
                 )
                 if g.calls is not None:  # a routed grammar: the router's matcher and the tool's
                     self._matcher = RoutedMatcher(self._matcher, g.calls, self._guard)

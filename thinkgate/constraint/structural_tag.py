@@ -11,7 +11,6 @@ tokenizer, markers are matched as text (and can then be spelled; pass the tokeni
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any, Optional
@@ -22,13 +21,12 @@ from . import channel_messages, json_calls, marked_calls
 from .json_answer import answer_tag, holds_answer, prepare_answer
 from .schema import PreparedSchema, prepare
 from .schema_nodes import Node
-from .tag_elements import Markers, TagRequest, any_text, any_tokens, const, either, reasoning, seq, structural_tag
+from .tag_elements import NAME_FORBIDDEN, Markers, TagRequest, any_text, any_tokens, const, either, reasoning, seq, structural_tag
 from ..formats.tokens import own_text
 
 DEFAULT_MAX_WHITESPACE = 8
 # One grammar module per layout, named as the layout is (see thinkgate.formats.LAYOUTS).
 _LAYOUTS = {m.__name__.rsplit(".", 1)[1]: m for m in (marked_calls, json_calls, channel_messages)}
-_NAME_FORBIDDEN = re.compile(r"[\s<`{}\"]")
 
 
 @dataclass
@@ -58,6 +56,7 @@ class GrammarSpec:
     # JSON object, and this holds each tool's own tag, from its call's begin marker on (None for
     # a tool held only to an object anyway); a call's row is the two masks ANDed.
     calls: Optional[list[Optional[dict]]] = None
+    _headers: Optional[dict] = field(default=None, repr=False, compare=False)
 
     # What the run-time guard follows, as the layout's grammar module says it.
 
@@ -88,8 +87,18 @@ class GrammarSpec:
 
     def header_nodes(self) -> dict[str, Node]:
         """Each tool's header after :attr:`call_trigger` (a regular expression, for headers that
-        number the call), with the schema node of what follows it."""
-        return _LAYOUTS[self.format.tools.layout.name].header_nodes(self.format, self.tools)
+        number the call), with the schema node of what follows it. Built once per spec: the
+        guard's masks are cached by the nodes themselves, so every request of a grammar must
+        share them (a call object's node made anew per request missed the cache at every step)."""
+        if self._headers is None:
+            self._headers = _LAYOUTS[self.format.tools.layout.name].header_nodes(self.format, self.tools)
+        return dict(self._headers)
+
+    def routed_headers(self) -> list[str]:
+        """A routed grammar whose arguments are parameters (no JSON for the guard to follow):
+        each tool's header as a pattern, which the guard matches to say which tool a call names."""
+        layout = _LAYOUTS[self.format.tools.layout.name]
+        return layout.routed_headers(self.format.tools, self.tools) if self.calls is not None and hasattr(layout, "routed_headers") else []
 
     @property
     def answer_header(self) -> Optional[str]:
@@ -121,7 +130,7 @@ def tool_declarations(tools: Optional[list[Any]]) -> list[ToolDecl]:
         if not isinstance(fn, dict):
             raise ValueError(f"tools[{i}] has no 'function' object")
         name = fn.get("name")
-        if not isinstance(name, str) or not name or len(name) > 256 or _NAME_FORBIDDEN.search(name):
+        if not isinstance(name, str) or not name or len(name) > 256 or NAME_FORBIDDEN.search(name):
             raise ValueError(
                 f"tools[{i}] has an invalid name {name!r} (1-256 characters, no whitespace, "
                 "quotes, braces, '<' or '`')"
@@ -230,8 +239,8 @@ def build_spec(
     route_from: Optional[int] = None,
 ) -> GrammarSpec:
     """``route_from``: from this many tools held to their schemas on, a format whose calls name
-    their tool in a header (and whose begin marker is a token) gets a routed grammar (see
-    ``routed``); None: never."""
+    their tool before the arguments, in a header or as the call object's first key (and whose
+    begin marker is a token), gets a routed grammar (see ``routed``); None: never."""
     fmt = get_format(format)
     t = fmt.tools
     strict = check_strict(strict)
@@ -258,8 +267,14 @@ def build_spec(
     layout = _LAYOUTS[t.layout.name]
     calls = None
     if route_from is not None and answer is None and by_id and _routable(fmt, layout, marks) and sum(s.level >= 2 for s in chosen) >= route_from:
-        calls = [structural_tag(layout.routed_call(request, s)) if s.level >= 2 else None for s in chosen]
-        request = replace(request, tools=[ToolSpec(s.name, _any_object(), 1) if s.level >= 2 else s for s in chosen])
+        # (a tool held only to an object is the router's alone, whose "any object" is its own;
+        # parameters have no such thing in the router, whose arguments are any text)
+        calls = [structural_tag(layout.routed_call(request, s)) if s.level >= 2 or t.xml is not None else None for s in chosen]
+        if t.call_object_layout or t.xml is not None:
+            # one call object for every tool (its name any of theirs); parameters: any text
+            request = replace(request, router_arguments=_any_object().xgrammar_schema)
+        else:
+            request = replace(request, tools=[ToolSpec(s.name, _any_object(), 1) if s.level >= 2 else s for s in chosen])
     tag = layout.layout_tag(request) if answer is None else answer_tag(request, layout, answer)
     if fmt.turn_end:  # what ends the turn after the answer and calls (Kimi-K3's message close)
         tag = seq([tag, const(fmt.turn_end)])
@@ -267,11 +282,13 @@ def build_spec(
 
 
 def _routable(fmt: ChatFormat, layout: Any, marks: Markers) -> bool:
-    """Whether the guard can tell, from whole tokens, which tool a call names and where its
-    call began: a header naming it after a begin marker that is one token; reasoning that is
-    no text (the grammar would hold it, and the guard reads only part of it)."""
+    """Whether the guard can tell which tool a call names and where its call began: a header
+    or a call object naming it after a begin marker that is one token, or a call object found
+    by its "{" (bare, or in an array after a section marker that is one token); reasoning that
+    is no text (the grammar would hold it, and the guard reads only part of it)."""
     t = fmt.tools
-    return hasattr(layout, "routable") and layout.routable(t) and not is_text(t.call_begin) and t.call_begin in marks.ids and not fmt.text_reasoning
+    trigger = layout.call_trigger(t) if hasattr(layout, "routable") else ""
+    return hasattr(layout, "routable") and layout.routable(t) and (not trigger or not is_text(trigger) and trigger in marks.ids) and not fmt.text_reasoning
 
 
 _ANY_OBJECT: list[PreparedSchema] = []

@@ -7,6 +7,7 @@ only passes the tag on; xgrammar reads the same dicts where a grammar is compile
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Optional
 
@@ -16,6 +17,8 @@ from .free_text import text_without
 
 Element = dict[str, Any]
 
+# What a tool's name may not hold (so that the text after a name in a header can end it).
+NAME_FORBIDDEN = re.compile(r"[\s<`{}\"]")
 # R1 habitually writes "\n\n" between </think> and the tool block.
 LEADING_WHITESPACE = r"[ \t\r\n]{0,4}"
 # A call's number in its header (Kimi-K2 counts calls across the conversation).
@@ -142,6 +145,10 @@ class TagRequest:
     marks: Markers
     control_ids: Optional[list[int]]
     max_whitespace: Optional[int]
+    # A routed grammar's router (see ``routed``) in a call-object style: every tool's call
+    # object as one, its name any of the tools' and its arguments this schema (any object); in
+    # a parameters style (where it is only set): any tool's header, then any text.
+    router_arguments: Any = None
 
     def free_text(self) -> Element:
         """Text with no tool markup: by token (control tokens excluded) where every marker is
