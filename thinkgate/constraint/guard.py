@@ -266,7 +266,8 @@ class MaskCache:
         # Tokens with two or more quotes can close one string and open another: checked one by
         # one at every step (there are few), never cached.
         self.multi_quote = special[quotes >= 2]
-        self._multi_word, self._multi_bit = self.multi_quote >> 5, self.multi_quote & 31
+        self._multi_word = self.multi_quote >> 5
+        self._multi_mask = (np.uint32(1) << (self.multi_quote & 31).astype(np.uint32)).view(np.int32)
         self.single = special[quotes < 2]
         self.single_quote = special[quotes == 1]
         self.hex_first = np.flatnonzero(np.isin(fb, np.array(sorted(_HEX))))
@@ -315,7 +316,8 @@ class MaskCache:
 
     def multi_allowed(self, row: np.ndarray) -> np.ndarray:
         """The tokens of two or more quotes that ``row`` allows."""
-        return self.multi_quote[(row[self._multi_word] >> self._multi_bit) & 1 != 0]
+        hits = row[self._multi_word] & self._multi_mask
+        return self.multi_quote[hits != 0] if hits.any() else self.multi_quote[:0]
 
     def _compute(self, cursor: Cursor) -> np.ndarray:
         t = self.tables
