@@ -138,7 +138,10 @@ def batch_steps(tok, batch_sizes, steps):
 
 
 def processor_steps(tok, batch_sizes, steps):
-    """ms per call of the transformers ToolCallLogitsProcessor (apply included), thinking and tool phase."""
+    """ms per call of the transformers ToolCallLogitsProcessor (apply included), thinking and tool
+    phase: with the logits left as they are between calls ("warm": what a host whose model runs
+    on an accelerator sees), and refilled between calls as a CPU model's forward pass would
+    ("cold": the refill of B × 129,280 floats leaves the CPU's caches cold for the processor)."""
     from thinkgate.integrations.transformers import RowSpec, ToolCallLogitsProcessor
 
     V = vocabulary_for(tok).size
@@ -149,23 +152,32 @@ def processor_steps(tok, batch_sizes, steps):
     for B in batch_sizes:
         row = {"batch": B}
         for phase, thinking, ids in (("thinking", True, thought), ("tool", False, call[:-1])):
+            for cache in ("warm", "cold"):
 
-            def once():
-                spec = RowSpec("deepseek_r1", REALISTIC, "required", thinking=thinking)
-                processor = ToolCallLogitsProcessor(tok, [spec] * B, [len(prompt)] * B, vocab_size=V)
-                buf = torch.tensor([prompt + ids] * B)
-                scores = torch.randn(B, V)
-                fresh = scores.clone()
-                processor(buf[:, : len(prompt)], scores)
-                spent = 0.0
-                for k in range(1, len(ids)):
-                    scores.copy_(fresh)
-                    t0 = time.perf_counter()
-                    processor(buf[:, : len(prompt) + k], scores)
-                    spent += time.perf_counter() - t0
-                return spent / (len(ids) - 1) * 1e3
+                def once():
+                    spec = RowSpec("deepseek_r1", REALISTIC, "required", thinking=thinking)
+                    processor = ToolCallLogitsProcessor(tok, [spec] * B, [len(prompt)] * B, vocab_size=V)
+                    buf = torch.tensor([prompt + ids] * B)
+                    scores = torch.randn(B, V)
+                    fresh = scores.clone()
+                    processor(buf[:, : len(prompt)], scores)
+                    spent = 0.0
+                    for k in range(1, len(ids)):
+                        if cache == "cold":
+                            scores.copy_(fresh)
+                        t0 = time.perf_counter()
+                        processor(buf[:, : len(prompt) + k], scores)
+                        spent += time.perf_counter() - t0
+                    return spent / (len(ids) - 1) * 1e3
 
-            row[f"{phase}_ms"] = _best(once, repeat=1 if B >= 64 else 3)
+                # one torch thread: after a parallel copy torch's workers spin on the other core
+                # for a while, which would be timed as the processor's
+                threads = torch.get_num_threads()
+                torch.set_num_threads(1)
+                try:
+                    row[f"{phase}_{cache}_ms"] = _best(once, repeat=1 if B >= 64 else 3)
+                finally:
+                    torch.set_num_threads(threads)
         out.append(row)
     return out
 
@@ -363,7 +375,7 @@ def main() -> None:
     results = {
         "vocabulary_build_s": vocab_s,
         "batch_steps": batch_steps(tok, batch_sizes, 64 if args.quick else 200),
-        "processor": processor_steps(tok, (1, 8) if args.quick else (1, 16, 64), 64 if args.quick else 200),
+        "processor": processor_steps(tok, (1, 8) if args.quick else (1, 16, 64, 256), 64 if args.quick else 200),
         "thinking_phase": thinking_phase(tok, think_batches, 64 if args.quick else 200),
         "text_reasoning_phase": text_reasoning_phase(tok, tool_batches, 64 if args.quick else 200),
         "tool_phase": tool_phase(tok, tool_batches),
@@ -376,10 +388,10 @@ def main() -> None:
     print(f"{'B':>5}{'thinking auto':>15}{'thinking req.':>15}{'tool CPU':>10}{'xgrammar floor':>16}{'tool apply':>12}")
     for r in results["batch_steps"]:
         print(f"{r['batch']:>5}{r['thinking_auto_ms']:>15.4f}{r['thinking_required_ms']:>15.4f}{r['tool_cpu_ms']:>10.3f}{r['tool_xgrammar_floor_ms']:>16.3f}{r['tool_apply_ms']:>12.3f}")
-    print("\nthe transformers processor's call per step, ms (apply included)")
-    print(f"{'B':>5}{'thinking':>10}{'tool phase':>12}")
+    print("\nthe transformers processor's call per step, ms (apply included; warm / cold caches, see processor_steps)")
+    print(f"{'B':>5}{'thinking warm':>15}{'thinking cold':>15}{'tool warm':>11}{'tool cold':>11}")
     for r in results["processor"]:
-        print(f"{r['batch']:>5}{r['thinking_ms']:>10.4f}{r['tool_ms']:>12.3f}")
+        print(f"{r['batch']:>5}{r['thinking_warm_ms']:>15.4f}{r['thinking_cold_ms']:>15.4f}{r['tool_warm_ms']:>11.3f}{r['tool_cold_ms']:>11.3f}")
     print()
     print("thinking phase, µs per request per step (accept + fill + apply)")
     print(f"{'B':>5}{'xgrammar built-in':>20}{'thinkgate auto':>16}{'thinkgate required':>20}{'× (auto)':>10}{'× (required)':>14}")
