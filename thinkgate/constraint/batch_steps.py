@@ -11,18 +11,15 @@ called. Only the rows outside it (a token that matters, the tool phase) are step
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 from typing import Optional
 
 import numpy as np
 import torch
-import xgrammar as xgr
 
 from .batch import BatchMasker, clear_ids
 from .reasoner import ReasonerGrammar
 
-log = logging.getLogger("thinkgate.constraint")
 _FAR = np.iinfo(np.int64).max // 2  # no budget: never reached
 
 
@@ -80,34 +77,18 @@ class BatchSteps:
         np.subtract(self._lag, hit, out=self._lag)  # a row that leaves counts its token itself
         slow = np.flatnonzero(self._busy | hit)
         grammars, lag = self.grammars, self._lag
-        plain = [i for i in slow if grammars[i].plain]
-        if len(plain) > 1:
-            # the tool phase's common state: the matchers read their tokens in one call
-            try:
-                ok = xgr.BatchGrammarMatcher.batch_accept_token([grammars[i].matcher for i in plain], tokens[plain].tolist())
-            except Exception:  # one by one below, where a fault ends its own request alone
-                ok = [False] * len(plain)
-            done = set()
-            for i, accepted in zip(plain, ok):
-                if accepted:
-                    g = grammars[i]
-                    try:
-                        g.matched(int(tokens[i]))
-                    except Exception as e:
-                        log.exception("thinkgate: accepting token %s failed; the request ends", tokens[i])
-                        g.fail_internal(int(tokens[i]), e)
-                    if not g.plain:  # (a row that stays plain keeps its flags)
-                        self._update(i)
-                    done.add(i)
-            slow_rest = [i for i in slow if i not in done]
-        else:
-            slow_rest = slow
-        for i in slow_rest:
+        ids = tokens.tolist()
+        for i in slow.tolist():
             g = grammars[i]
+            if g.plain:  # the tool phase's common state: its short path, the flags kept unless it ends
+                g.accept_token(ids[i])
+                if not g.plain:
+                    self._update(i)
+                continue
             if lag[i]:
                 g.advance_free(int(lag[i]))
                 lag[i] = 0
-            g.accept_token(int(tokens[i]))
+            g.accept_token(ids[i])
             self._update(i)
         return slow
 
