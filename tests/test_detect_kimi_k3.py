@@ -4,8 +4,6 @@ renders, in a template of our own (no image, thinking-effort or response-format 
 
 import json
 
-import pytest
-
 from thinkgate import detect
 from thinkgate.formats import KIMI_K3, ReasoningFormat
 

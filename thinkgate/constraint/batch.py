@@ -19,9 +19,9 @@ import torch
 import xgrammar as xgr
 
 from .reasoner import ReasonerGrammar
+from .vocabulary import bitmask_words
 
 log = logging.getLogger("thinkgate.constraint")
-from .vocabulary import bitmask_words
 
 # From this share of all-ones words on, xgrammar's CPU kernel (which skips them) is faster
 # (measured on the masks of a real call: numpy 60-100 µs vs 520 µs on mostly-masked rows,
@@ -107,13 +107,11 @@ class BatchMasker:
         return applied
 
     def apply(self, logits: torch.Tensor, rows: list[int]) -> None:
-        """Apply the filled rows of the bitmask to ``logits``, on the logits' device."""
-        if logits.device.type != "cpu":
-            if self._device is None or self._device.device != logits.device:
-                self._device = DeviceBitmask(logits.device)
-            self._device.apply(logits, self._bitmask, rows, self.vocab_size)
-        else:
-            apply_bitmask(logits, self._bitmask, rows, self.vocab_size)
+        """Apply the filled rows of the bitmask to ``logits``, on the logits' device (its pinned
+        buffers kept from step to step)."""
+        if logits.device.type != "cpu" and (self._device is None or self._device.device != logits.device):
+            self._device = DeviceBitmask(logits.device)
+        apply_bitmask(logits, self._bitmask, rows, self.vocab_size, self._device)
 
 
 class DeviceBitmask:
@@ -170,23 +168,23 @@ class DeviceBitmask:
             logits[at, vocab_size:] = float("-inf")
 
 
-def apply_bitmask(logits: torch.Tensor, bitmask: torch.Tensor, rows: list[int], vocab_size: int) -> None:
-    """Set to -inf the logits of ``rows`` whose bit is 0 (and every id at or past ``vocab_size``)."""
+def apply_bitmask(logits: torch.Tensor, bitmask: torch.Tensor, rows: list[int], vocab_size: int, device: Optional[DeviceBitmask] = None) -> None:
+    """Set to -inf the logits of ``rows`` whose bit is 0 (and every id at or past ``vocab_size``).
+    Logits on an accelerator go through ``device`` (a new :class:`DeviceBitmask` if none)."""
     width = logits.shape[-1]
     n = min(width, vocab_size)
     if logits.device.type != "cpu":
-        DeviceBitmask(logits.device).apply(logits, bitmask, rows, vocab_size)
+        (device or DeviceBitmask(logits.device)).apply(logits, bitmask, rows, vocab_size)
         return
-    else:
-        # numpy, not torch: one thread, so no intra-op thread hand-off on a busy machine.
-        array = _numpy(logits) if logits.dtype in _NUMPY_DTYPES else None
-        for r in rows:
-            words = bitmask[r].numpy()
-            if array is None or np.count_nonzero(words == -1) >= _DENSE_WORDS * len(words):
-                xgr.apply_token_bitmask_inplace(logits, bitmask, vocab_size=n, indices=[r])
-            else:
-                allowed = np.unpackbits(words.view(np.uint8), bitorder="little")[:n].view(bool)
-                np.copyto(array[r, :n], -np.inf, where=~allowed)
+    # numpy, not torch: one thread, so no intra-op thread hand-off on a busy machine.
+    array = _numpy(logits) if logits.dtype in _NUMPY_DTYPES else None
+    for r in rows:
+        words = bitmask[r].numpy()
+        if array is None or np.count_nonzero(words == -1) >= _DENSE_WORDS * len(words):
+            xgr.apply_token_bitmask_inplace(logits, bitmask, vocab_size=n, indices=[r])
+        else:
+            allowed = np.unpackbits(words.view(np.uint8), bitorder="little")[:n].view(bool)
+            np.copyto(array[r, :n], -np.inf, where=~allowed)
     if width > vocab_size:
         logits[rows, vocab_size:] = float("-inf")
 

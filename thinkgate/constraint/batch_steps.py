@@ -112,12 +112,10 @@ class BatchSteps:
         grammars = self.grammars
         single: list[int] = []
         plain: list[int] = []
-        for i in np.flatnonzero(self._busy):
+        for i in np.flatnonzero(self._busy).tolist():
             g = grammars[i]
-            if g.needs_bitmask:
-                (plain if g.plain else single).append(int(i))
-            elif g.blocks_eos:
-                clear_ids(logits, [int(i)], self._stop_ids)
+            if g.needs_bitmask:  # (a row whose stop ids alone are cleared is a thinking row: _eos)
+                (plain if g.plain else single).append(i)
         eos = np.flatnonzero(self._eos)
         if len(eos):
             clear_ids(logits, eos, self._stop_ids)

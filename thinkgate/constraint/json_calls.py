@@ -5,7 +5,7 @@ layout): bare, the whole answer (Llama 3.x), or one JSON array after the section
 from __future__ import annotations
 
 import re
-from typing import Any, Optional
+from typing import Any
 
 from ..formats import is_text
 from .arguments import call_object_headers, call_object_schema, router_call_object_schema
@@ -28,8 +28,7 @@ from .tag_elements import (
 
 
 def layout_tag(req: TagRequest) -> Element:
-    fmt, t = req.format, req.format.tools
-    if t.bare:
+    if req.format.tools.bare:
         return _bare(req)
     return _array(req)
 
@@ -39,7 +38,7 @@ def _array(req: TagRequest) -> Element:
     space where the tokenizer puts one), then the section's end marker where it has one; under
     ``auto`` the marker is the trigger and the array's closing bracket (or the end marker) ends
     the calls."""
-    fmt, t, marks = req.format, req.format.tools, req.marks
+    t, marks = req.format.tools, req.marks
     call = _call(req)
     calls = call if not req.parallel or req.choice == "named" else seq([call, star(seq([const(t.separator), call]))])
     opened = seq([regex(" ?" + re.escape(t.array[0])), calls])

@@ -255,29 +255,20 @@ class ReasonerGrammar:
             return True
         try:
             if self.plain and self._matcher.accept_token(token_id):
-                return self.matched(token_id)
+                # _accept's CONSTRAINED branch with nothing forced, the flags unchanged unless done
+                if self._guard is not None:
+                    self._guard.accept(token_id)
+                self._entries.append((self._pos, Phase.CONSTRAINED, self.error, 1, 1, self._pending, self._tail, self._think_start, self._thought, None, None))
+                self._pos += 1
+                if self._matcher.is_terminated():
+                    self.phase = Phase.DONE
+                    self._refresh()
+                return True
             return self._accept(token_id)
         except Exception as e:  # a fault of the matcher or the guard: this request's, not the batch's
             log.exception("thinkgate: accepting token %s failed; the request ends", token_id)
-            self.fail_internal(token_id, e)
+            self._log(0, Phase.ERROR, f"internal error while accepting token {token_id}: {type(e).__name__}: {e}")
             return False
-
-    def fail_internal(self, token_id: int, e: Exception) -> None:
-        """A fault while accepting ``token_id``: this request ends (the batch goes on)."""
-        self._log(0, Phase.ERROR, f"internal error while accepting token {token_id}: {type(e).__name__}: {e}")
-
-    def matched(self, token_id: int) -> bool:
-        """The rest of accepting a token in a :attr:`plain` state, after the matcher accepted it
-        (alone, or with a batch's others): _accept's CONSTRAINED branch with nothing forced, the
-        flags unchanged unless the output is done."""
-        if self._guard is not None:
-            self._guard.accept(token_id)
-        self._entries.append((self._pos, Phase.CONSTRAINED, self.error, 1, 1, self._pending, self._tail, self._think_start, self._thought, None, None))
-        self._pos += 1
-        if self._matcher.is_terminated():
-            self.phase = Phase.DONE
-            self._refresh()
-        return True
 
     def advance_free(self, n: int) -> None:
         """Count ``n`` thinking tokens that the caller has checked hold none of :attr:`watch`
@@ -463,10 +454,14 @@ class ReasonerGrammar:
         try:
             return self._fill(bitmask, index)
         except Exception as e:
-            log.exception("thinkgate: filling the bitmask failed; the request ends")
-            self._fail(f"internal error while masking: {type(e).__name__}: {e}")
-            _only(bitmask[index], self.grammar.stop_ids)
+            self._fault_in_mask(e, bitmask[index])
             return True
+
+    def _fault_in_mask(self, e: Exception, row: torch.Tensor) -> None:
+        """A fault while masking: this request ends (the batch goes on), its row only the end."""
+        log.exception("thinkgate: filling the bitmask failed; the request ends")
+        self._fail(f"internal error while masking: {type(e).__name__}: {e}")
+        _only(row, self.grammar.stop_ids)
 
     def _fill(self, bitmask: torch.Tensor, index: int) -> bool:
         phase = self.phase
@@ -529,9 +524,7 @@ class ReasonerGrammar:
                 words &= self.grammar.no_controls
             self._guarded(words)
         except Exception as e:
-            log.exception("thinkgate: filling the bitmask failed; the request ends")
-            self._fail(f"internal error while masking: {type(e).__name__}: {e}")
-            _only(torch.from_numpy(words), self.grammar.stop_ids)
+            self._fault_in_mask(e, torch.from_numpy(words))
 
     @property
     def matcher(self) -> Optional[xgr.GrammarMatcher]:

@@ -9,6 +9,8 @@ skipped with compiled regexes, so the Python loop only turns for structural char
 from __future__ import annotations
 
 import re
+from typing import Optional
+
 from .spaces import JSON_SPACE_RUN
 
 # States. Integers rather than an Enum: this loop runs for every character of every argument.
