@@ -61,7 +61,7 @@ def main() -> None:
 
     import xgrammar as xgr
     from schemas import REALISTIC
-    from step_overhead import _realistic_call, load_tokenizer
+    from step_overhead import _realistic_call, load_tokenizer, print_table
 
     from thinkgate.constraint import BatchSteps, ReasonerGrammar, compile_tool_grammar
     from thinkgate.constraint.batch import apply_bitmask
@@ -120,15 +120,12 @@ def main() -> None:
             row[f"{phase}_ms"] = (time.perf_counter() - t0) / (len(tokens) - 1) * 1e3
         results["steps"].append(row)
 
-    print(f"{results['device']}, torch {results['torch']}, xgrammar {results['xgrammar']}\n")
-    print("apply, ms per call")
-    print(f"{'dtype':>9}{'B':>5}{'xgrammar (mask on GPU)':>24}{'thinkgate':>11}{'×':>7}{'pageable copy':>15}{'same':>6}")
-    for r in results["apply"]:
-        print(f"{r['dtype']:>9}{r['batch']:>5}{r['xgrammar_resident_ms']:>24.4f}{r['thinkgate_ms']:>11.4f}{r['ratio']:>7.2f}{r['pageable_ms']:>15.4f}{str(r['same_as_cpu']):>6}")
-    print("\na whole batch's step with the logits on the GPU (BatchSteps: accept + fill + apply), ms")
-    print(f"{'B':>5}{'thinking':>10}{'tool phase':>12}")
-    for r in results["steps"]:
-        print(f"{r['batch']:>5}{r['thinking_ms']:>10.4f}{r['tool_ms']:>12.3f}")
+    print(f"{results['device']}, torch {results['torch']}, xgrammar {results['xgrammar']}")
+    print_table("apply, ms per call", results["apply"],
+                [("dtype", "dtype", ""), ("B", "batch", "d"), ("xgrammar (mask on GPU)", "xgrammar_resident_ms", ".4f"), ("thinkgate", "thinkgate_ms", ".4f"),
+                 ("×", "ratio", ".2f"), ("pageable copy", "pageable_ms", ".4f"), ("same", "same_as_cpu", "")])
+    print_table("a whole batch's step with the logits on the GPU (BatchSteps: accept + fill + apply), ms", results["steps"],
+                [("B", "batch", "d"), ("thinking", "thinking_ms", ".4f"), ("tool phase", "tool_ms", ".3f")])
     with open(args.out, "w") as f:
         json.dump(results, f, indent=2)
     print(f"\nwrote {args.out}")

@@ -73,6 +73,17 @@ def _reasoner_run(grammar, B, V, ids, logits, thinking=True):
     return run
 
 
+def print_table(title, rows, columns):
+    """A titled table: ``columns`` are ``(header, key, format spec)``, each right-aligned two
+    spaces wider than the longer of its header and its widest cell; a cell of None is "-"."""
+    cells = [[("-" if r[key] is None else format(r[key], spec)) for _, key, spec in columns] for r in rows]
+    widths = [2 + max([len(h)] + [len(c[i]) for c in cells]) for i, (h, _, _) in enumerate(columns)]
+    print(f"\n{title}")
+    print("".join(f"{h:>{w}}" for (h, _, _), w in zip(columns, widths)))
+    for c in cells:
+        print("".join(f"{x:>{w}}" for x, w in zip(c, widths)))
+
+
 def _realistic_call(tok):
     call = DEEPSEEK_R1.tools.section_text(
         [
@@ -383,37 +394,25 @@ def main() -> None:
         "compile": compile_times(tok),
     }
 
-    print(f"vocabulary (once per tokenizer): {vocab_s:.2f} s\n")
-    print("a whole batch's step, ms (BatchSteps: accept + fill; the apply apart)")
-    print(f"{'B':>5}{'thinking auto':>15}{'thinking req.':>15}{'tool CPU':>10}{'xgrammar floor':>16}{'tool apply':>12}")
-    for r in results["batch_steps"]:
-        print(f"{r['batch']:>5}{r['thinking_auto_ms']:>15.4f}{r['thinking_required_ms']:>15.4f}{r['tool_cpu_ms']:>10.3f}{r['tool_xgrammar_floor_ms']:>16.3f}{r['tool_apply_ms']:>12.3f}")
-    print("\nthe transformers processor's call per step, ms (apply included; warm / cold caches, see processor_steps)")
-    print(f"{'B':>5}{'thinking warm':>15}{'thinking cold':>15}{'tool warm':>11}{'tool cold':>11}")
-    for r in results["processor"]:
-        print(f"{r['batch']:>5}{r['thinking_warm_ms']:>15.4f}{r['thinking_cold_ms']:>15.4f}{r['tool_warm_ms']:>11.3f}{r['tool_cold_ms']:>11.3f}")
-    print()
-    print("thinking phase, µs per request per step (accept + fill + apply)")
-    print(f"{'B':>5}{'xgrammar built-in':>20}{'thinkgate auto':>16}{'thinkgate required':>20}{'× (auto)':>10}{'× (required)':>14}")
-    for r in results["thinking_phase"]:
-        print(f"{r['batch']:>5}{r['xgrammar_builtin_us_per_request']:>20.2f}{r['thinkgate_auto_us_per_request']:>16.3f}{r['thinkgate_required_us_per_request']:>20.3f}{r['ratio_builtin_over_thinkgate_auto']:>10.0f}{r['ratio_builtin_over_thinkgate_required']:>14.0f}")
-    print("\nthinking with text reasoning markers (the grammar holds the reasoning), µs per request per step")
-    print(f"{'B':>5}{'text markers':>15}{'token markers':>16}")
-    for r in results["text_reasoning_phase"]:
-        print(f"{r['batch']:>5}{r['text_markers_us_per_request']:>15.1f}{r['token_markers_us_per_request']:>16.2f}")
-    print("\ntool phase, µs per request per step (fill + apply + accept)")
-    print(f"{'B':>5}{'thinkgate':>12}{'xgrammar':>12}")
-    for r in results["tool_phase"]:
-        print(f"{r['batch']:>5}{r['thinkgate_us_per_request']:>12.1f}{r['xgrammar_us_per_request']:>12.1f}")
-    print("\napplying one CPU row of 129,280 logits, µs")
-    print(f"{'allowed':>9}{'thinkgate':>12}{'xgrammar kernel':>18}")
-    for r in results["apply_one_row"]:
-        print(f"{r['allowed_share']:>9}{r['thinkgate_us']:>12.1f}{r['xgrammar_cpu_kernel_us']:>18.1f}")
-    print("\ncompile, ms")
-    print(f"{'tools':>28}{'maxLength':>11}{'cold':>10}{'cached':>10}")
-    for r in results["compile"]:
-        cached = f"{r['cached_ms']:.2f}" if r["cached_ms"] is not None else "-"
-        print(f"{str(r['tools']):>28}{str(r['max_length_string']):>11}{r['cold_ms']:>10.1f}{cached:>10}")
+    print(f"vocabulary (once per tokenizer): {vocab_s:.2f} s")
+    B = ("B", "batch", "d")
+    print_table("a whole batch's step, ms (BatchSteps: accept + fill; the apply apart)", results["batch_steps"],
+                [B, ("thinking auto", "thinking_auto_ms", ".4f"), ("thinking req.", "thinking_required_ms", ".4f"), ("tool CPU", "tool_cpu_ms", ".3f"),
+                 ("xgrammar floor", "tool_xgrammar_floor_ms", ".3f"), ("tool apply", "tool_apply_ms", ".3f")])
+    print_table("the transformers processor's call per step, ms (apply included; warm / cold caches, see processor_steps)", results["processor"],
+                [B, ("thinking warm", "thinking_warm_ms", ".4f"), ("thinking cold", "thinking_cold_ms", ".4f"), ("tool warm", "tool_warm_ms", ".3f"), ("tool cold", "tool_cold_ms", ".3f")])
+    print_table("thinking phase, µs per request per step (accept + fill + apply)", results["thinking_phase"],
+                [B, ("xgrammar built-in", "xgrammar_builtin_us_per_request", ".2f"), ("thinkgate auto", "thinkgate_auto_us_per_request", ".3f"),
+                 ("thinkgate required", "thinkgate_required_us_per_request", ".3f"), ("× (auto)", "ratio_builtin_over_thinkgate_auto", ".0f"),
+                 ("× (required)", "ratio_builtin_over_thinkgate_required", ".0f")])
+    print_table("thinking with text reasoning markers (the grammar holds the reasoning), µs per request per step", results["text_reasoning_phase"],
+                [B, ("text markers", "text_markers_us_per_request", ".1f"), ("token markers", "token_markers_us_per_request", ".2f")])
+    print_table("tool phase, µs per request per step (fill + apply + accept)", results["tool_phase"],
+                [B, ("thinkgate", "thinkgate_us_per_request", ".1f"), ("xgrammar", "xgrammar_us_per_request", ".1f")])
+    print_table("applying one CPU row of 129,280 logits, µs", results["apply_one_row"],
+                [("allowed", "allowed_share", ""), ("thinkgate", "thinkgate_us", ".1f"), ("xgrammar kernel", "xgrammar_cpu_kernel_us", ".1f")])
+    print_table("compile, ms", results["compile"],
+                [("tools", "tools", ""), ("maxLength", "max_length_string", ""), ("cold", "cold_ms", ".1f"), ("cached", "cached_ms", ".2f")])
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w") as f:
         json.dump(results, f, indent=2)
