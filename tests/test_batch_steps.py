@@ -117,9 +117,13 @@ def test_device_path_applies_packed_rows_as_the_host_path(tokenizer):
     g = compile_tool_grammar(tokenizer, "deepseek_r1", REALISTIC, "required")
     V = g.vocab.size
     rows = [ReasonerGrammar(g, thinking=False) for _ in range(3)]
+    # each row at its own place in a call, so that a row given another's mask shows
+    call = tokenizer.encode(g.format.tools.section_text([("get_weather", '{"city": "Paris"}')]), add_special_tokens=False)
+    assert rows[2].accept_tokens(call[:4])
     bitmask = BatchMasker(V, 3)._rows(3)
     for i, r in enumerate(rows):
         r.fill_bitmask(bitmask, i)
+    assert not torch.equal(bitmask[0], bitmask[2])
     logits = torch.randn(4, V + 64)
     theirs = logits.clone()
     apply_bitmask(logits, bitmask, [0, 2], V)
