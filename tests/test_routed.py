@@ -226,7 +226,7 @@ def test_a_tool_compiles_ahead_once_its_name_is_unique(tokenizer_for, fmt):
     name = tools[target]["function"]["name"]
     arguments = json.dumps(example_value(tools[target]["function"]["parameters"]))
     ids = tok.encode(grammar.format.tools.section_text([(name, arguments)]), add_special_tokens=False)
-    entries = grammar.calls.cache._entries
+    entries = grammar.calls.cache.futures.entries
     key = grammar.calls._key(target)
     g = ReasonerGrammar(grammar, thinking=False)
     compiling = named = None

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import json
 import threading
-from collections import OrderedDict
-from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
@@ -17,6 +15,7 @@ import numpy as np
 import xgrammar as xgr
 
 from ..formats import ChatFormat, get_format, is_text
+from .future_cache import FutureCache
 from .guard import MaskCache
 from .routed import ROUTE_FROM, CallGrammars, RoutedCalls, call_heads
 from ..formats.strict import DEFAULT_STRICT, check_strict
@@ -90,14 +89,19 @@ class GrammarCache:
 
     def __init__(self, vocab: Vocabulary, size: int = 256):
         self.vocab = vocab
-        self.size = size
-        self._entries: OrderedDict[tuple, Future] = OrderedDict()
-        self._lock = threading.Lock()
+        self._futures = FutureCache(size)
+        self._lock = threading.Lock()  # for the mask cache made on first need
         self._masks: Optional[MaskCache] = None
         self.calls = CallGrammars(vocab.compiler)  # routed tool sets' per-tool grammars
         self._apart: dict[str, bool] = {}
-        self.hits = 0
-        self.misses = 0
+
+    @property
+    def hits(self) -> int:
+        return self._futures.hits
+
+    @property
+    def misses(self) -> int:
+        return self._futures.misses
 
     def get(
         self,
@@ -131,24 +135,12 @@ class GrammarCache:
             strict,
             route_from,
         )
-        with self._lock:
-            fut = self._entries.get(key)
-            if fut is not None:
-                self._entries.move_to_end(key)
-                self.hits += 1
-                mine = False
-            else:
-                fut = self._entries[key] = Future()
-                self.misses += 1
-                mine = True
-                while len(self._entries) > self.size:
-                    self._entries.popitem(last=False)
+        fut, mine = self._futures.entry(key)
         if mine:
             try:
                 fut.set_result(self._compile(fmt, tools, tool_choice, parallel_tool_calls, max_whitespace, unsupported, response_format, strict, route_from))
             except BaseException as e:
-                with self._lock:
-                    self._entries.pop(key, None)
+                self._futures.drop(key, fut)
                 fut.set_exception(e)
         return fut.result()
 

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import json
 import threading
-from collections import OrderedDict
 from bisect import bisect_left
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Optional
@@ -44,6 +43,7 @@ from typing import Any, Optional
 import numpy as np
 import xgrammar as xgr
 
+from .future_cache import FutureCache
 from .guard import ARGS, HEADER, RAW, ArgumentsGuard
 from .vocabulary import pack
 
@@ -58,11 +58,8 @@ class CallGrammars:
 
     def __init__(self, compiler: xgr.GrammarCompiler, size: int = 4096):
         self.compiler = compiler
-        self.size = size
-        self._entries: OrderedDict[str, Future] = OrderedDict()
-        self._lock = threading.Lock()
-        self.hits = 0
-        self.misses = 0
+        self.futures = FutureCache(size)
+        self._lock = threading.Lock()  # for _compiling
         self._masks: dict[tuple, np.ndarray] = {}
         self._bytes: Optional[_TokenBytes] = None
         self._compiling: set[str] = set()  # keys a thread is compiling now
@@ -101,7 +98,7 @@ class CallGrammars:
     def get(self, key: str) -> xgr.CompiledGrammar:
         """The compiled grammar of a tag (``key``: its JSON text, see :func:`tag_key`), compiled
         here unless it is already, or being compiled (then waited for)."""
-        fut, mine = self._entry(key)
+        fut, mine = self.futures.entry(key)
         if mine or not fut.done():
             # (one queued behind other tools' background compiles is compiled here instead)
             self._compile(key, fut)
@@ -110,22 +107,17 @@ class CallGrammars:
     def prefetch(self, key: str) -> None:
         """Start compiling a tag in the background (xgrammar releases the GIL while it compiles),
         so that a :meth:`get` that follows waits less or not at all."""
-        fut, mine = self._entry(key)
+        fut, mine = self.futures.entry(key)
         if mine:
             _background().submit(self._compile, key, fut)
 
-    def _entry(self, key: str) -> tuple[Future, bool]:
-        with self._lock:
-            fut = self._entries.get(key)
-            if fut is not None:
-                self._entries.move_to_end(key)
-                self.hits += 1
-                return fut, False
-            fut = self._entries[key] = Future()
-            self.misses += 1
-            while len(self._entries) > self.size:
-                self._entries.popitem(last=False)
-            return fut, True
+    @property
+    def hits(self) -> int:
+        return self.futures.hits
+
+    @property
+    def misses(self) -> int:
+        return self.futures.misses
 
     def _compile(self, key: str, fut: Future) -> None:
         """Compile ``key`` into ``fut``, unless another thread is at it or has done it."""
@@ -136,9 +128,7 @@ class CallGrammars:
         try:
             fut.set_result(self.compiler.compile_structural_tag(key))
         except BaseException as e:
-            with self._lock:
-                if self._entries.get(key) is fut:
-                    del self._entries[key]
+            self.futures.drop(key, fut)
             fut.set_exception(e)
         finally:
             with self._lock:
