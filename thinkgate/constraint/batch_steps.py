@@ -11,7 +11,7 @@ called. Only the rows outside it (a token that matters, the tool phase) are step
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Optional
 
 import numpy as np
@@ -21,6 +21,15 @@ from .batch import BatchMasker, clear_ids
 from .reasoner import ReasonerGrammar
 
 _FAR = np.iinfo(np.int64).max // 2  # no budget: never reached
+
+
+def id_table(ids: Iterable[int], vocab_size: int) -> np.ndarray:
+    """Which token ids are among ``ids``, as a table over the vocabulary for ``table.take(tokens,
+    mode="clip")``: an id past it reads its last entry, which is never set."""
+    ids = sorted(ids)
+    table = np.zeros(max(vocab_size, ids[-1] + 1 if ids else 0) + 1, dtype=bool)
+    table[ids] = True
+    return table
 
 
 class BatchSteps:
@@ -44,9 +53,7 @@ class BatchSteps:
             if g is not None:
                 watched |= set(getattr(g, "watch", ()))
         watched.discard(None)
-        # a lookup table over the vocabulary (ids past it read its last entry, never watched)
-        self._watched = np.zeros(max(vocab_size, max(watched, default=0) + 1) + 1, dtype=bool)
-        self._watched[sorted(watched)] = True
+        self._watched = id_table(watched, vocab_size)
         self._stop_ids = next((g.grammar.stop_ids for g in self.grammars if isinstance(g, ReasonerGrammar)), ())
         for i in range(n):
             self._update(i)

@@ -16,6 +16,7 @@ import torch
 from transformers import LogitsProcessor, LogitsProcessorList
 
 from ..constraint import BatchSteps, Phase, ReasonerGrammar, compile_tool_grammar
+from ..constraint.batch_steps import id_table
 from ..formats import ChatFormat, get_format
 from ..formats.templates import apply_chat_template
 from ..parsing import Message, StreamParser
@@ -75,9 +76,7 @@ class ToolCallLogitsProcessor(LogitsProcessor):
         # a row at its own token limit may only end (no limit: never)
         self._limit = np.array([r.max_new_tokens - 1 if r.max_new_tokens is not None else np.iinfo(np.int64).max for r in rows], dtype=np.int64)
         self._stop_rows = [i for i, r in enumerate(rows) if r.stop]  # rows with stop strings, looked at one by one
-        # the stop ids as a lookup table over the vocabulary (ids past it read its last entry)
-        self._is_stop = np.zeros(max(self.vocab_size, max(self.stop_ids, default=0) + 1) + 1, dtype=bool)
-        self._is_stop[self.stop_ids] = True
+        self._is_stop = id_table(self.stop_ids, self.vocab_size)
         self._limited: dict[int, int] = {}  # row -> where its token limit forced end-of-sequence
         self._stopped: set[int] = set()  # rows that wrote a stop string (end-of-sequence forced next)
         self.on_finish = on_finish
