@@ -65,14 +65,6 @@ def test_no_marker_or_think_token_inside_arguments(tokenizer, marker):
         assert not m.accept_token(tokenizer.convert_tokens_to_ids(token_text)), token_text
 
 
-def test_whitespace_inside_arguments_is_bounded(tokenizer):
-    t = DEEPSEEK_V3_1.tools
-    head = t.section_begin + t.call_begin + "get_weather" + t.sep + "{"
-    m = _matcher(tokenizer, "deepseek_v3_1", [GET_WEATHER], "required", max_whitespace=4)
-    assert _accepts(m, _ids(tokenizer, head + "    "), end=False)
-    assert not m.accept_token(_ids(tokenizer, " ")[0])
-
-
 def test_named_allows_exactly_one_call_of_that_tool(tokenizer):
     t = DEEPSEEK_R1.tools
     named = {"type": "function", "function": {"name": "get_weather"}}

@@ -63,7 +63,7 @@ def harmony_tag(
 
 
 def layout_tag(req: TagRequest) -> Element:
-    return harmony_tag(req.format, req.choice, req.tools, req.marks.element, req.control_ids, req.max_whitespace)
+    return harmony_tag(req.format, req.choice, req.tools, req.marks.element, req.control_ids, req.json_whitespace)
 
 
 # What the run-time guard follows: a call's header after the channel marker (the grammar starts

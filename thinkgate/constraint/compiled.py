@@ -163,6 +163,7 @@ class GrammarCache:
             response_format=response_format,
             strict=strict,
             route_from=route_from,
+            guard_whitespace=True,
         )
         try:
             compiled = vocab.compiler.compile_structural_tag(spec.tag)

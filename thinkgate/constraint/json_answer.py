@@ -98,7 +98,7 @@ def answer_tag(req: TagRequest, layout: Any, answer: PreparedSchema) -> Element:
     ``layout`` is the grammar module of the format's layout: its ``answer_element`` puts the
     JSON where the layout writes an answer (harmony: in the final channel's message)."""
     fmt = req.format
-    element = layout.answer_element(req, json_schema(answer.xgrammar_schema, req.max_whitespace))
+    element = layout.answer_element(req, json_schema(answer.xgrammar_schema, req.json_whitespace))
     if req.choice == "none":
         return element
     if fmt.tools.holds_calls("{"):

@@ -60,8 +60,8 @@ def _call(req: TagRequest) -> Element:
     """One call object of any of the tools (a router's: one object, its name any tool's)."""
     t = req.format.tools
     if req.router_arguments is not None:
-        return json_schema(router_call_object_schema(t, [s.name for s in req.tools], req.router_arguments), req.max_whitespace)
-    return either([json_schema(call_object_schema(t, s), req.max_whitespace) for s in req.tools])
+        return json_schema(router_call_object_schema(t, [s.name for s in req.tools], req.router_arguments), req.json_whitespace)
+    return either([json_schema(call_object_schema(t, s), req.json_whitespace) for s in req.tools])
 
 
 def _bare(req: TagRequest) -> Element:
@@ -98,7 +98,7 @@ def routable(t: Any) -> bool:
 
 
 def routed_call(req: TagRequest, spec: Any) -> Element:
-    return seq([json_schema(call_object_schema(req.format.tools, spec), req.max_whitespace), any_text([])])
+    return seq([json_schema(call_object_schema(req.format.tools, spec), req.json_whitespace), any_text([])])
 
 
 # What the run-time guard follows: call objects found by their "{" (the first at the answer's

@@ -31,7 +31,7 @@ from .tag_elements import (
 
 
 def layout_tag(req: TagRequest) -> Element:
-    fmt, t, marks, choice, chosen, max_whitespace = req.format, req.format.tools, req.marks, req.choice, req.tools, req.max_whitespace
+    fmt, t, marks, choice, chosen = req.format, req.format.tools, req.marks, req.choice, req.tools
     json_object = t.call_object_layout  # the name inside the call object
     header, footer = template_parts(t.header), template_parts(t.footer)
     # The part of the header before the tool's name is written once for all tools.
@@ -51,7 +51,7 @@ def layout_tag(req: TagRequest) -> Element:
         """A call after its begin marker."""
         if json_object and req.router_arguments is not None:  # a router: one object, any tool's name
             router = router_call_object_schema(t, [s.name for s in chosen], req.router_arguments)
-            bodies = [seq(marks.text(header, None, t.sep) + [json_schema(router, max_whitespace)] + marks.text(footer, None, t.sep))]
+            bodies = [seq(marks.text(header, None, t.sep) + [json_schema(router, req.json_whitespace)] + marks.text(footer, None, t.sep))]
         elif t.xml is not None and req.router_arguments is not None:
             # a router of parameters: any tool's header, then any text up to the footer (the
             # tool's own grammar holds the parameters)
@@ -101,17 +101,17 @@ def layout_tag(req: TagRequest) -> Element:
 
 def _arguments(req: TagRequest, spec: Any) -> Element:
     """A tool's arguments in the format's style (a call object: the whole object)."""
-    fmt, t, max_whitespace = req.format, req.format.tools, req.max_whitespace
+    fmt, t = req.format, req.format.tools
     if t.call_object_layout:
-        return json_schema(call_object_schema(t, spec), max_whitespace)
+        return json_schema(call_object_schema(t, spec), req.json_whitespace)
     if t.xml is not None:
         if spec.schema.unbounded_in_parameters:
             raise ValueError(spec.schema.unbounded_in_parameters)
-        return parameters_grammar(parameters_schema(spec, t.xml, fmt.name), t.xml, max_whitespace)
+        return parameters_grammar(parameters_schema(spec, t.xml, fmt.name), t.xml, req.max_whitespace)
     if t.literal is not None:
         quote = req.marks.element(t.literal.quote)
         return literal_arguments_element(spec.schema.bounded_schema, t.literal, quote, f"tool {spec.name!r}", fmt.name)
-    return json_schema(spec.schema.xgrammar_schema, max_whitespace)
+    return json_schema(spec.schema.xgrammar_schema, req.json_whitespace)
 
 
 # A routed grammar (many tools; see ``routed``): the calls with each tool's arguments any JSON

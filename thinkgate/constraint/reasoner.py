@@ -221,6 +221,7 @@ class ReasonerGrammar:
                     between=spec.between_calls if calls else None,
                     answer=at_start,
                     raw_headers=spec.routed_headers() if calls else (),
+                    max_whitespace=spec.whitespace_bound,
                 )
                 if g.calls is not None:  # a routed grammar: the router's matcher and the tool's
                     self._matcher = RoutedMatcher(self._matcher, g.calls, self._guard)

@@ -145,10 +145,19 @@ class TagRequest:
     marks: Markers
     control_ids: Optional[list[int]]
     max_whitespace: Optional[int]
+    # The run-time guard bounds the whitespace runs of JSON (see ``guard``): its JSON elements
+    # then let whitespace run free, which xgrammar fills several times faster than a bounded
+    # run (a bounded run's tokens are checked one by one at every value's start).
+    whitespace_guarded: bool = False
     # A routed grammar's router (see ``routed``) in a call-object style: every tool's call
     # object as one, its name any of the tools' and its arguments this schema (any object); in
     # a parameters style (where it is only set): any tool's header, then any text.
     router_arguments: Any = None
+
+    @property
+    def json_whitespace(self) -> Optional[int]:
+        """The whitespace bound written into JSON elements (None: none)."""
+        return None if self.whitespace_guarded else self.max_whitespace
 
     def free_text(self) -> Element:
         """Text with no tool markup: by token (control tokens excluded) where every marker is

@@ -10,6 +10,7 @@ control token: a marker can only enter the output where the grammar names it by 
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Iterable
 from typing import Any
@@ -20,6 +21,7 @@ import xgrammar as xgr
 from ..formats.tokens import default_stop_ids, single_token_id, written_as_text
 
 _POISON = b"\xff"
+_WHITESPACE_RUN = re.compile(rb"[ \t\r\n]+")
 
 
 def bitmask_words(vocab_size: int) -> int:
@@ -122,6 +124,10 @@ class TokenTables:
         self.chars = np.zeros(n, dtype=np.int32)
         self.first_byte = np.full(n, -1, dtype=np.int32)
         self.last_byte = np.full(n, -1, dtype=np.int32)
+        # JSON whitespace in a token read outside a string: the run it starts with (which adds
+        # to the run before it), and the longest run after that (a run of its own).
+        self.ws_lead = np.zeros(n, dtype=np.int32)
+        self.ws_inner = np.zeros(n, dtype=np.int32)
         special: list[int] = []  # tokens with a quote or backslash: simulated one by one
         surrogate: list[int] = []  # tokens that hold the UTF-8 bytes of a surrogate (ED A0-BF)
         for i, b in enumerate(token_bytes):
@@ -130,6 +136,11 @@ class TokenTables:
             self.chars[i] = sum(1 for x in b if x & 0xC0 != 0x80)
             self.first_byte[i] = b[0]
             self.last_byte[i] = b[-1]
+            runs = _WHITESPACE_RUN.findall(b)
+            if runs:
+                lead = len(runs[0]) if b[0] in b" \t\r\n" else 0
+                self.ws_lead[i] = lead
+                self.ws_inner[i] = max((len(r) for r in runs[1 if lead else 0 :]), default=0)
             if b"\\" in b or b'"' in b:
                 special.append(i)
             if any(b[k] == 0xED and 0xA0 <= b[k + 1] <= 0xBF for k in range(len(b) - 1)):
@@ -143,7 +154,7 @@ class TokenTables:
         self.after_ed_mask = pack(np.flatnonzero((self.first_byte >= 0xA0) & (self.first_byte <= 0xBF)), size)
         # over[r]: plain tokens that add more than r characters (special tokens excluded: they
         # are simulated exactly).
-        plain = np.ones(n, dtype=bool)
+        plain = self.plain = np.ones(n, dtype=bool)
         plain[self.special_ids] = False
         self.over = [
             pack(np.flatnonzero(plain & (self.chars > r)), size) for r in range(self.max_chars + 1)
