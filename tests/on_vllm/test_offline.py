@@ -111,7 +111,7 @@ def test_a_request_the_grammar_ended_says_error(llm, monkeypatch):
     reason, read again from its tokens), and the other requests of the batch finish as usual."""
     from thinkgate.constraint.guard import ArgumentsGuard
 
-    def explode(self, row):
+    def explode(self, row, multi=True):
         raise IndexError("a fault in the guard")
 
     monkeypatch.setattr(ArgumentsGuard, "restrict", explode)

@@ -100,9 +100,7 @@ class BatchMasker:
                 log.exception("thinkgate: filling the batch's bitmask failed; the rows are filled one by one")
                 applied += [i for i in plain if grammars[i].fill_bitmask(bitmask, i)]
             else:
-                words = bitmask.numpy()
-                for i in plain:
-                    grammars[i].finish_row(words[i])
+                _finish_rows(grammars, bitmask.numpy(), plain)
                 applied += plain  # a row the grammar leaves all open costs the apply a skim
         return applied
 
@@ -112,6 +110,28 @@ class BatchMasker:
         if logits.device.type != "cpu" and (self._device is None or self._device.device != logits.device):
             self._device = DeviceBitmask(logits.device)
         apply_bitmask(logits, self._bitmask, rows, self.vocab_size, self._device)
+
+
+def _finish_rows(grammars: Sequence[Any], words: np.ndarray, rows: list[int]) -> None:
+    """The guards' part of rows xgrammar filled together: each row's own masks, then for all
+    the rows at once the look for tokens of several quotes (few rows allow any) and for rows
+    left with no token (none, but for a schema's dead end)."""
+    touched: list[int] = []
+    multi: dict[int, list[int]] = {}  # by mask cache (one per tokenizer: one in a batch)
+    for i in rows:
+        g = grammars[i]
+        if g.finish_row(words[i]):
+            touched.append(i)
+            if g.multi_due:
+                multi.setdefault(id(g.grammar.masks), []).append(i)
+    for group in multi.values():
+        for i, allowed in grammars[group[0]].grammar.masks.multi_allowed_rows(words, group):
+            grammars[i].finish_multi(words[i], allowed)
+    if touched:
+        first, last = touched[0], touched[-1]
+        block = words[first : last + 1] if last - first + 1 == len(touched) else words[touched]
+        for r in np.flatnonzero(np.bitwise_or.reduce(block, axis=1) == 0).tolist():
+            grammars[touched[r]].dead_end(words[touched[r]])
 
 
 class DeviceBitmask:

@@ -29,6 +29,7 @@ import json
 import operator
 import re
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import Optional
 
 import numpy as np
@@ -262,6 +263,7 @@ _MAX_VERDICTS = 1 << 18
 _STATE = operator.attrgetter(*Cursor.__slots__)  # one C call per token, not one per slot
 
 
+@lru_cache(maxsize=4096)  # a schema's keys come again and again
 def _decode_key(raw: bytes) -> str:
     try:
         return json.loads(b'"' + raw + b'"')
@@ -279,16 +281,15 @@ class MaskCache:
         self._verdicts: dict[tuple, bool] = {}
         # Per mask key: the tokens it leaves that close the arguments' JSON and may open another
         # after it (bare calls), whose whitespace only the step can judge. Empty for most keys.
-        self.late: dict[tuple, np.ndarray] = {}
+        self.late: dict[tuple, tuple] = {}
         self._openers: dict[int, tuple] = {}
+        self._shapes: dict[tuple, int] = {}
         fb = tables.first_byte
         special = tables.special_ids
         quotes = np.array([token_bytes[i].count(b'"') for i in special], dtype=np.int64)
         # Tokens with two or more quotes can close one string and open another: checked one by
         # one at every step (there are few), never cached.
-        self.multi_quote = special[quotes >= 2]
-        self._multi_word = self.multi_quote >> 5
-        self._multi_mask = (np.uint32(1) << (self.multi_quote & 31).astype(np.uint32)).view(np.int32)
+        self.multi_quote, self._multi_word, self._multi_mask = _selection(special[quotes >= 2])
         self.single = special[quotes < 2]
         self.single_quote = special[quotes == 1]
         self.hex_first = np.flatnonzero(np.isin(fb, np.array(sorted(_HEX))))
@@ -307,8 +308,8 @@ class MaskCache:
         keep = self._masks.get(key)
         if keep is None:
             bad, late = self._compute(cursor)
-            if len(late):
-                self.late[key] = late
+            if late:
+                self.late[key] = _selection(late)
             keep = self._masks[key] = ~bad
         return keep
 
@@ -334,6 +335,14 @@ class MaskCache:
         t = self.tables
         return np.flatnonzero(t.plain & ((t.ws_lead > room) | (t.ws_inner > bound)))
 
+    def shape_id(self, shape: tuple) -> int:
+        """A number for a container shape (see ``_shape``), so that a mask's key is flat and
+        hashes at once (a shape holds a tuple per open container)."""
+        n = self._shapes.get(shape)
+        if n is None:
+            n = self._shapes[shape] = len(self._shapes)
+        return n
+
     def openers(self, bound: int) -> tuple:
         """The tokens that may open JSON (a ``{``) and hold a run of more than ``bound``
         whitespace characters after it (for :meth:`ArgumentsGuard.restrict` to try where JSON
@@ -341,9 +350,8 @@ class MaskCache:
         ``(ids, their words, their bits)``."""
         entry = self._openers.get(bound)
         if entry is None:
-            pattern = re.compile(rb"\{.*[ \t\r\n]{%d}" % (bound + 1), re.DOTALL)
-            ids = np.array([i for i, b in enumerate(self.token_bytes) if b"{" in b and pattern.search(b)], dtype=np.int64)
-            entry = self._openers[bound] = (ids, ids >> 5, (np.uint32(1) << (ids & 31).astype(np.uint32)).view(np.int32))
+            pattern = _opener_pattern(bound)
+            entry = self._openers[bound] = _selection([i for i, b in enumerate(self.token_bytes) if b"{" in b and pattern.search(b)])
         return entry
 
     def breaks(self, state: tuple, cursor: Cursor, token: int) -> bool:
@@ -358,12 +366,18 @@ class MaskCache:
             bad = self._verdicts[key] = cursor.copy().read(self.token_bytes[token], check=True) < 0
         return bad
 
+    def multi_allowed_rows(self, words: np.ndarray, rows: list[int]) -> list[tuple[int, np.ndarray]]:
+        """:meth:`multi_allowed` for several rows of a bitmask at once: ``(row, its tokens)``
+        for the rows that allow any."""
+        hits = (words[np.asarray(rows)[:, None], self._multi_word] & self._multi_mask) != 0
+        return [(rows[r], self.multi_quote[hits[r]]) for r in np.flatnonzero(hits.any(axis=1)).tolist()]
+
     def multi_allowed(self, row: np.ndarray) -> np.ndarray:
         """The tokens of two or more quotes that ``row`` allows."""
         hits = row[self._multi_word] & self._multi_mask
         return self.multi_quote[hits != 0] if hits.any() else self.multi_quote[:0]
 
-    def _compute(self, cursor: Cursor) -> tuple[np.ndarray, np.ndarray]:
+    def _compute(self, cursor: Cursor) -> tuple[np.ndarray, list[int]]:
         """The tokens ``cursor`` rules out, and the late ones (see :attr:`late`)."""
         t = self.tables
         if not cursor.in_string:
@@ -389,7 +403,7 @@ class MaskCache:
             read = probe.copy().read(data, check=True)
             if read < 0:
                 bad.append(int(i))
-            elif read < len(data) and cursor.max_ws is not None and b"{" in data[read:]:
+            elif read < len(data) and cursor.max_ws is not None and _opener_pattern(cursor.max_ws).search(data, read):
                 late.append(int(i))
         mask = pack(bad, t.size)
         if cursor.in_string:
@@ -400,7 +414,7 @@ class MaskCache:
                 mask |= self.not_u_first
             if cursor.last_byte == 0xED:
                 mask |= t.after_ed_mask
-        return mask, np.array(late, dtype=np.int64)
+        return mask, late
 
 
 class ArgumentsGuard:
@@ -447,6 +461,7 @@ class ArgumentsGuard:
         self._max_ws = max_whitespace
         self.cursor = Cursor(None, max_whitespace)
         self._shape_memo: tuple = (None, None)
+        self.multi_due = False  # see restrict
         # The call being written: how many tokens the guard had read when its begin marker came
         # (that token included), and the index of the header it matched (None: not yet). A
         # routed grammar (see ``routed``) starts the named tool's own matcher from these.
@@ -621,9 +636,12 @@ class ArgumentsGuard:
                 self.mode = OUTSIDE
             return
 
-    def restrict(self, row: np.ndarray) -> bool:
+    def restrict(self, row: np.ndarray, multi: bool = True) -> bool:
         """Clear, in one bitmask row (int32 words), the tokens that would break the arguments'
-        strings. Returns whether the row was touched."""
+        strings. Returns whether the row was touched. ``multi`` False leaves the tokens of
+        several quotes to :meth:`restrict_multi` (a batch finds the rows that allow any at
+        once), setting :attr:`multi_due` where it is due."""
+        self.multi_due = False
         if self.mode == RAW:
             row &= self._tables.keep_surrogate
             if self._hbuf == b"\xed":
@@ -638,19 +656,12 @@ class ArgumentsGuard:
                     return self._clear_overruns(row, ids[(row[words] & bits) != 0])
             return False
         c = self.cursor
-        t = self._tables
-        room = need = None
-        if c.in_string == 2 and c.node is not None and c.node.bounded:
-            # Past the longest token's length every room masks alike (``over`` ends there):
-            # capped, a bound of any size shares one cached mask.
-            cap = t.max_chars
-            room = None if c.node.max_len is None else min(c.node.max_len - c.count, cap)
-            need = min(max(c.node.min_len - c.count, 0), cap + 1)
+        room, need = self._room_need(c)
         if c.in_string:
             key = (c.in_string, c.esc, c.hexbuf, c.pending_high, room, need, c.last_byte == 0xED, c.max_ws)
         else:
             if self._shape_memo[0] is not c.stack:  # the stack is a new tuple whenever it changes
-                self._shape_memo = (c.stack, _shape(c.stack))
+                self._shape_memo = (c.stack, self._cache.shape_id(_shape(c.stack)))
             key = (0, self._shape_memo[1], c.ws, c.max_ws)
         cache = self._cache
         row &= cache.get(key, c)
@@ -660,25 +671,46 @@ class ArgumentsGuard:
             row &= cache.keep_short(max(room, 0), c.esc != 0)
         late = cache.late.get(key)
         if late is not None:
-            self._clear_overruns(row, late)
-        allowed = cache.multi_allowed(row)
-        if len(allowed):
-            # what a verdict depends on: a string's length only as the room and the need of its
-            # bounds (capped as the masks are: no token is longer), the last byte only as whether
-            # it may begin a surrogate
-            state = (c.stack, c.node, c.in_string, c.esc, c.hexbuf, c.pending_high, room, need, c.keybuf, c.last_byte == 0xED, c.done, c.check_keys, c.capture, c.ws, c.max_ws)
-            for i in allowed:
-                if cache.breaks(state, c, int(i)):
-                    row[i >> 5] &= ~np.int32(np.uint32(1 << (i & 31)).view(np.int32))
+            ids, words, bits = late
+            self._clear_overruns(row, ids[(row[words] & bits) != 0])
+        if multi:
+            self.restrict_multi(row, cache.multi_allowed(row))
+        else:
+            self.multi_due = True
         return True
 
+    def restrict_multi(self, row: np.ndarray, allowed: np.ndarray) -> None:
+        """The last part of :meth:`restrict` in ``ARGS``: clear those of ``allowed`` (tokens
+        of several quotes the row allows) that break a rule, by verdicts remembered by state."""
+        if not len(allowed):
+            return
+        c = self.cursor
+        room, need = self._room_need(c)
+        # what a verdict depends on: a string's length only as the room and the need of its
+        # bounds (capped as the masks are: no token is longer), the last byte only as whether
+        # it may begin a surrogate
+        state = (c.stack, c.node, c.in_string, c.esc, c.hexbuf, c.pending_high, room, need, c.keybuf, c.last_byte == 0xED, c.done, c.check_keys, c.capture, c.ws, c.max_ws)
+        cache = self._cache
+        for i in allowed.tolist():
+            if cache.breaks(state, c, i):
+                row[i >> 5] &= ~np.int32(np.uint32(1 << (i & 31)).view(np.int32))
+
+    def _room_need(self, c: Cursor) -> tuple[Optional[int], Optional[int]]:
+        """In a bounded string value: the characters left before its maximum and still needed
+        for its minimum (None, None elsewhere). Past the longest token's length every room masks
+        alike (``over`` ends there): capped, a bound of any size shares one cached mask."""
+        if c.in_string == 2 and c.node is not None and c.node.bounded:
+            cap = self._tables.max_chars
+            room = None if c.node.max_len is None else min(c.node.max_len - c.count, cap)
+            return room, min(max(c.node.min_len - c.count, 0), cap + 1)
+        return None, None
+
     def _clear_overruns(self, row: np.ndarray, tokens: np.ndarray) -> bool:
-        """Clear those of ``tokens`` that would write a longer whitespace run into JSON than
-        the bound, each tried on the guard itself and undone. Returns whether any was."""
+        """Clear those of ``tokens`` (ones the row allows) that would write a longer whitespace
+        run into JSON than the bound, each tried on the guard itself and undone. Returns
+        whether any was."""
         cleared = False
         for i in tokens.tolist():
-            if not row[i >> 5] & np.int32(np.uint32(1 << (i & 31)).view(np.int32)):
-                continue
             self.accept(i)
             over = self.cursor.overrun
             self.rollback(1)
@@ -704,6 +736,19 @@ def _child(frame: tuple) -> Optional[Node]:
     if node.variants is not None and key == node.variant_of:
         return node.variants.get(tag) if tag is not None else None
     return node.child(key, index)
+
+
+@lru_cache(maxsize=None)
+def _opener_pattern(bound: int) -> re.Pattern:
+    """A ``{`` and, after it, a whitespace run longer than ``bound``."""
+    return re.compile(rb"\{.*[ \t\r\n]{%d}" % (bound + 1), re.DOTALL)
+
+
+def _selection(ids: Sequence[int]) -> tuple:
+    """Token ids with their bitmask words and bits, to find at once those a row allows:
+    ``ids[(row[words] & bits) != 0]``."""
+    ids = np.asarray(ids, dtype=np.int64)
+    return ids, ids >> 5, (np.uint32(1) << (ids & 31).astype(np.uint32)).view(np.int32)
 
 
 def _shape(stack: tuple) -> tuple:

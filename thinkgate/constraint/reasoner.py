@@ -512,20 +512,40 @@ class ReasonerGrammar:
         """The guard's part of a row the matcher filled; whether it touched the row."""
         if self._guard is not None and self._guard.restrict(words):
             if not np.count_nonzero(words):
-                self._fail("no token can continue the arguments within the schema's bounds")
-                _only(torch.from_numpy(words), self.grammar.stop_ids)
+                self.dead_end(words)
             return True
         return False
 
-    def finish_row(self, words: np.ndarray) -> None:
+    def finish_row(self, words: np.ndarray) -> bool:
         """Complete a :attr:`plain` row that the matcher filled with the others of its batch
-        (``words``: the row's int32 words, changed in place). Never raises."""
+        (``words``: the row's int32 words, changed in place), but for what the batch does for
+        all its rows at once: the guard's look at tokens of several quotes where
+        :attr:`multi_due` (:meth:`finish_multi`), then, where this returns True (the guard
+        touched the row), whether any token is left (:meth:`dead_end` if none). Never raises."""
         try:
             if self.grammar.no_controls is not None:
                 words &= self.grammar.no_controls
-            self._guarded(words)
+            return self._guard is not None and self._guard.restrict(words, multi=False)
         except Exception as e:
             self._fault_in_mask(e, torch.from_numpy(words))
+            return False
+
+    @property
+    def multi_due(self) -> bool:
+        return self._guard is not None and self._guard.multi_due
+
+    def finish_multi(self, words: np.ndarray, allowed: np.ndarray) -> None:
+        """The guard's look at ``allowed``, the tokens of several quotes that a row from
+        :meth:`finish_row` allows. Never raises."""
+        try:
+            self._guard.restrict_multi(words, allowed)
+        except Exception as e:
+            self._fault_in_mask(e, torch.from_numpy(words))
+
+    def dead_end(self, words: np.ndarray) -> None:
+        """The guard left this row no token: the request ends, its row only the end."""
+        self._fail("no token can continue the arguments within the schema's bounds")
+        _only(torch.from_numpy(words), self.grammar.stop_ids)
 
     @property
     def matcher(self) -> Optional[xgr.GrammarMatcher]:
