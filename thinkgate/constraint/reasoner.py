@@ -261,7 +261,8 @@ class ReasonerGrammar:
                     self._guard.accept(token_id)
                 self._entries.append((self._pos, Phase.CONSTRAINED, self.error, 1, 1, self._pending, self._tail, self._think_start, self._thought, None, None))
                 self._pos += 1
-                if self._matcher.is_terminated():
+                # (a matcher ends only on a stop token: no call into xgrammar for the others)
+                if token_id in self._stops and self._matcher.is_terminated():
                     self.phase = Phase.DONE
                     self._refresh()
                 return True
