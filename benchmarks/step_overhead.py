@@ -16,6 +16,8 @@
    and the 4-tool realistic set.
 5. Thinking with reasoning markers written as text (a format of one's own: R1's with
    ``Text("<think>")``): every thinking step masked by the grammar, B = 1, 8, 64.
+6. One row's fill by xgrammar along the realistic call: JSON with the whitespace bound in the
+   grammar or in the guard, and three parameter formats with and without string lengths.
 
     python benchmarks/step_overhead.py [--out benchmarks/results/step_overhead.json] [--quick]
 """
@@ -327,6 +329,57 @@ def apply_row(tok):
     return out
 
 
+def _without_lengths(node):
+    if isinstance(node, dict):
+        return {k: _without_lengths(v) for k, v in node.items() if k not in ("minLength", "maxLength")}
+    return [_without_lengths(v) for v in node] if isinstance(node, list) else node
+
+
+def fill_by_state(tok):
+    """One row's fill along the realistic call, µs per step (xgrammar alone): JSON arguments
+    (DeepSeek R1, the whitespace bound in the grammar or in the guard), and parameter formats
+    (the Qwen tokenizer) with the schema's string bounds and without them. In a parameter
+    format xgrammar holds a bounded string's length itself, and the steps after such a value
+    cost it tens of milliseconds a row."""
+    from conftest import load_qwen_tokenizer
+    from thinkgate.constraint import compiled as compiled_module
+    from thinkgate.constraint.compiled import GrammarCache
+    from thinkgate.formats import get_format
+
+    qwen = load_qwen_tokenizer()
+    args = json.dumps({"origin": "ZRH", "destination": "NRT", "depart_at": "2025-03-01T10:00:00Z", "passengers": [{"name": "Ana Müller", "age": 31}], "cabin": "business", "notes": "window seat"}, ensure_ascii=False)
+    build = compiled_module.build_spec
+
+    def run(t, fmt, tools, guard_whitespace=True):
+        compiled_module.build_spec = lambda *a, **k: build(*a, **{**k, "guard_whitespace": guard_whitespace})
+        try:
+            grammar = GrammarCache(vocabulary_for(t)).get(fmt, tools, "required")
+        finally:
+            compiled_module.build_spec = build
+        ids = t.encode(get_format(fmt).tools.section_text([("book_flight", args)]), add_special_tokens=False) + [grammar.stop_ids[0]]
+        bitmask = xgr.allocate_token_bitmask(1, grammar.vocab.size)
+        best = None
+        for _ in range(3):
+            m = xgr.GrammarMatcher(grammar.compiled)
+            times = []
+            for tid in ids:
+                t0 = time.perf_counter()
+                m.fill_next_token_bitmask(bitmask)
+                times.append((time.perf_counter() - t0) * 1e6)
+                assert m.accept_token(tid), (fmt, tid)
+            best = times if best is None else [min(a, b) for a, b in zip(best, times)]
+        return {"format": fmt, "mean_us": float(np.mean(best)), "p50_us": float(np.median(best)), "max_us": float(max(best)), "steps": len(best)}
+
+    rows = [
+        {**run(tok, "deepseek_r1", REALISTIC, guard_whitespace=False), "case": "whitespace bound in xgrammar's JSON"},
+        {**run(tok, "deepseek_r1", REALISTIC), "case": "whitespace bound in the guard"},
+    ]
+    for fmt in ("qwen3_coder", "qwen3_5", "minimax_m2"):
+        rows.append({**run(qwen, fmt, REALISTIC), "case": "string lengths held by xgrammar"})
+        rows.append({**run(qwen, fmt, _without_lengths(REALISTIC)), "case": "the same tools without lengths"})
+    return rows
+
+
 def _tools(n, with_max_length):
     tag = uuid.uuid4().hex[:8]
     tools = []
@@ -391,6 +444,7 @@ def main() -> None:
         "text_reasoning_phase": text_reasoning_phase(tok, tool_batches, 64 if args.quick else 200),
         "tool_phase": tool_phase(tok, tool_batches),
         "apply_one_row": apply_row(tok),
+        "fill_by_state": fill_by_state(tok),
         "compile": compile_times(tok),
     }
 
@@ -411,6 +465,8 @@ def main() -> None:
                 [B, ("thinkgate", "thinkgate_us_per_request", ".1f"), ("xgrammar", "xgrammar_us_per_request", ".1f")])
     print_table("applying one CPU row of 129,280 logits, µs", results["apply_one_row"],
                 [("allowed", "allowed_share", ""), ("thinkgate", "thinkgate_us", ".1f"), ("xgrammar kernel", "xgrammar_cpu_kernel_us", ".1f")])
+    print_table("one row's fill along the realistic call, µs per step (xgrammar alone)", results["fill_by_state"],
+                [("format", "format", ""), ("case", "case", ""), ("mean", "mean_us", ".1f"), ("p50", "p50_us", ".1f"), ("max", "max_us", ".0f")])
     print_table("compile, ms", results["compile"],
                 [("tools", "tools", ""), ("maxLength", "max_length_string", ""), ("cold", "cold_ms", ".1f"), ("cached", "cached_ms", ".2f")])
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
