@@ -395,7 +395,7 @@ class MaskCache:
         late: list[int] = []
         if not cursor.in_string and cursor.max_ws is not None:
             over = self.ws_over(cursor.max_ws - cursor.ws, cursor.max_ws)
-            closing = np.array([b"}" in tb[i] or b"]" in tb[i] for i in over], dtype=bool)
+            closing = t.closes[over]
             bad += over[~closing].tolist()
             candidates = np.union1d(candidates, over[closing])
         for i in candidates:

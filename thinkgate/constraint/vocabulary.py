@@ -128,6 +128,7 @@ class TokenTables:
         # to the run before it), and the longest run after that (a run of its own).
         self.ws_lead = np.zeros(n, dtype=np.int32)
         self.ws_inner = np.zeros(n, dtype=np.int32)
+        self.closes = np.zeros(n, dtype=bool)  # holds a "}" or "]" (may close the JSON)
         special: list[int] = []  # tokens with a quote or backslash: simulated one by one
         surrogate: list[int] = []  # tokens that hold the UTF-8 bytes of a surrogate (ED A0-BF)
         for i, b in enumerate(token_bytes):
@@ -136,6 +137,7 @@ class TokenTables:
             self.chars[i] = sum(1 for x in b if x & 0xC0 != 0x80)
             self.first_byte[i] = b[0]
             self.last_byte[i] = b[-1]
+            self.closes[i] = b"}" in b or b"]" in b
             runs = _WHITESPACE_RUN.findall(b)
             if runs:
                 lead = len(runs[0]) if b[0] in b" \t\r\n" else 0
