@@ -178,6 +178,7 @@ class GrammarCache:
         with self._lock:
             if self._masks is None:
                 self._masks = MaskCache(vocab.tables, vocab.token_bytes)
+            self._masks.prepare_whitespace(spec.whitespace_bound)
         stop = tuple(i for i in vocab.stop_token_ids)
         return ToolGrammar(
             spec=spec,

@@ -327,13 +327,39 @@ class MaskCache:
             self._masks[key] = keep
         return keep
 
-    def ws_over(self, room: int, bound: int) -> np.ndarray:
+    def prepare_whitespace(self, bound: Optional[int]) -> None:
+        """Build the whitespace masks of ``bound`` now (a few ms each, once per tokenizer), at
+        compile time rather than at a request's step."""
+        if bound is not None and ("ws", bound, bound) not in self._masks:
+            for room in range(bound + 1):
+                self.ws_keep(room, bound)
+            self.ws_late(bound)
+            self.openers(bound)
+
+    def ws_keep(self, room: int, bound: int) -> np.ndarray:
         """Outside strings, with ``room`` whitespace characters left of a run of at most
-        ``bound``: the plain tokens (no quote, no backslash: those are read exactly) whose
-        leading whitespace overruns the room, or that hold a longer run after it (as if the
-        JSON went on to their end: one that closes it is read again exactly)."""
-        t = self.tables
-        return np.flatnonzero(t.plain & ((t.ws_lead > room) | (t.ws_inner > bound)))
+        ``bound``: the tokens to keep, all but those whose leading whitespace overruns the
+        room or that hold a longer run after it before their first quote (but a token that
+        may close the JSON before that run: :meth:`ws_late`). One mask per room, whatever the
+        place in the JSON."""
+        key = ("ws", room, bound)
+        keep = self._masks.get(key)
+        if keep is None:
+            t = self.tables
+            keep = self._masks[key] = ~pack(np.flatnonzero((t.ws_lead > room) | ((t.ws_inner > bound) & ~t.closes)), t.size)
+        return keep
+
+    def ws_late(self, bound: int) -> tuple:
+        """The tokens :meth:`ws_keep` leaves for the step to judge: a "}" or "]" and then a run
+        longer than ``bound`` before their first quote (the run is the JSON's only if the JSON
+        is still open after the bracket). ``(ids, words, bits)``; none in the vocabularies
+        measured at the default bound of 8."""
+        key = ("ws late", bound)
+        entry = self.late.get(key)
+        if entry is None:
+            t = self.tables
+            entry = self.late[key] = _selection(np.flatnonzero(t.closes & (t.ws_inner > bound)))
+        return entry
 
     def shape_id(self, shape: tuple) -> int:
         """A number for a container shape (see ``_shape``), so that a mask's key is flat and
@@ -391,19 +417,18 @@ class MaskCache:
         tb = self.token_bytes
         probe = cursor.copy()
         probe.check_keys = False  # duplicate keys depend on the object, so are checked per step
+        bound = cursor.max_ws
+        if not cursor.in_string:
+            # the whitespace before a string opens is ws_keep's (the same at every place)
+            probe.ws, probe.max_ws = 0, None
         bad: list[int] = []
         late: list[int] = []
-        if not cursor.in_string and cursor.max_ws is not None:
-            over = self.ws_over(cursor.max_ws - cursor.ws, cursor.max_ws)
-            closing = t.closes[over]
-            bad += over[~closing].tolist()
-            candidates = np.union1d(candidates, over[closing])
         for i in candidates:
             data = tb[i]
             read = probe.copy().read(data, check=True)
             if read < 0:
                 bad.append(int(i))
-            elif read < len(data) and cursor.max_ws is not None and _opener_pattern(cursor.max_ws).search(data, read):
+            elif read < len(data) and bound is not None and _opener_pattern(bound).search(data, read):
                 late.append(int(i))
         mask = pack(bad, t.size)
         if cursor.in_string:
@@ -657,13 +682,18 @@ class ArgumentsGuard:
             return False
         c = self.cursor
         room, need = self._room_need(c)
+        cache = self._cache
         if c.in_string:
             key = (c.in_string, c.esc, c.hexbuf, c.pending_high, room, need, c.last_byte == 0xED, c.max_ws)
         else:
             if self._shape_memo[0] is not c.stack:  # the stack is a new tuple whenever it changes
-                self._shape_memo = (c.stack, self._cache.shape_id(_shape(c.stack)))
-            key = (0, self._shape_memo[1], c.ws, c.max_ws)
-        cache = self._cache
+                self._shape_memo = (c.stack, cache.shape_id(_shape(c.stack)))
+            key = (0, self._shape_memo[1], c.max_ws)
+            if c.max_ws is not None:
+                row &= cache.ws_keep(c.max_ws - c.ws, c.max_ws)
+                ids, words, bits = cache.ws_late(c.max_ws)
+                if len(ids):
+                    self._clear_overruns(row, ids[(row[words] & bits) != 0])
         row &= cache.get(key, c)
         if c.in_string == 1 and c.esc == 0 and c.stack and c.stack[-1][4]:
             self._clear_duplicate_keys(row, c)

@@ -124,11 +124,13 @@ class TokenTables:
         self.chars = np.zeros(n, dtype=np.int32)
         self.first_byte = np.full(n, -1, dtype=np.int32)
         self.last_byte = np.full(n, -1, dtype=np.int32)
-        # JSON whitespace in a token read outside a string: the run it starts with (which adds
-        # to the run before it), and the longest run after that (a run of its own).
+        # JSON whitespace in a token read outside a string, up to its first quote (what follows
+        # a quote is a string's): the run it starts with (which adds to the run before it), the
+        # longest run after that (a run of its own), and whether a "}" or "]" comes before the
+        # quote (a run after one that closes the JSON is not the JSON's).
         self.ws_lead = np.zeros(n, dtype=np.int32)
         self.ws_inner = np.zeros(n, dtype=np.int32)
-        self.closes = np.zeros(n, dtype=bool)  # holds a "}" or "]" (may close the JSON)
+        self.closes = np.zeros(n, dtype=bool)
         special: list[int] = []  # tokens with a quote or backslash: simulated one by one
         surrogate: list[int] = []  # tokens that hold the UTF-8 bytes of a surrogate (ED A0-BF)
         for i, b in enumerate(token_bytes):
@@ -137,10 +139,11 @@ class TokenTables:
             self.chars[i] = sum(1 for x in b if x & 0xC0 != 0x80)
             self.first_byte[i] = b[0]
             self.last_byte[i] = b[-1]
-            self.closes[i] = b"}" in b or b"]" in b
-            runs = _WHITESPACE_RUN.findall(b)
+            head = b[: b.find(b'"')] if b'"' in b else b
+            self.closes[i] = b"}" in head or b"]" in head
+            runs = _WHITESPACE_RUN.findall(head)
             if runs:
-                lead = len(runs[0]) if b[0] in b" \t\r\n" else 0
+                lead = len(runs[0]) if head[0] in b" \t\r\n" else 0
                 self.ws_lead[i] = lead
                 self.ws_inner[i] = max((len(r) for r in runs[1 if lead else 0 :]), default=0)
             if b"\\" in b or b'"' in b:
