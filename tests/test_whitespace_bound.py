@@ -48,15 +48,18 @@ CASES = [
     ("llama3_json", "llama_tokenizer", REALISTIC, "required", {}),  # bare JSON calls
     ("gpt_oss", "harmony_tokenizer", REALISTIC, "required", {}),
     ("deepseek_r1", "tokenizer", [], "none", {"response_format": ANSWER}),  # a JSON answer
+    ("llama3_json", "llama_tokenizer", REALISTIC, "required", {"max_whitespace": 1}),  # one space at most
 ]
 
 
 @pytest.mark.parametrize("fmt, tokenizer_name, tools, choice, options", CASES, ids=lambda v: v if isinstance(v, str) else getattr(v, "name", ""))
 def test_the_guard_bounds_whitespace_as_the_grammar_did(request, monkeypatch, fmt, tokenizer_name, tools, choice, options):
     tok = request.getfixturevalue(tokenizer_name)
-    guarded = compile_tool_grammar(tok, fmt, tools, choice, max_whitespace=BOUND, **options)
-    assert guarded.spec.whitespace_bound == BOUND
-    bounded = _bounded_in_grammar(tok, fmt, tools, choice, monkeypatch, max_whitespace=BOUND, **options)
+    options = {"max_whitespace": BOUND, **options}
+    bound = options["max_whitespace"]
+    guarded = compile_tool_grammar(tok, fmt, tools, choice, **options)
+    assert guarded.spec.whitespace_bound == bound
+    bounded = _bounded_in_grammar(tok, fmt, tools, choice, monkeypatch, **options)
     vocab = vocabulary_for(tok)
     bitmask = xgr.allocate_token_bitmask(1, vocab.size)
     spaced = np.array([i for i, b in enumerate(vocab.token_bytes) if re.search(rb"[ \t\r\n]", b) and i not in vocab.control_ids])
@@ -66,20 +69,22 @@ def test_the_guard_bounds_whitespace_as_the_grammar_did(request, monkeypatch, fm
     at_bound = 0
     for _ in range(4):
         a, b = ReasonerGrammar(guarded, thinking=False), ReasonerGrammar(bounded, thinking=False)
+        ids = []
         for step in range(160):
             row = _row(a, bitmask)
             old = _row(b, bitmask)
             assert (row is None) == (old is None)
             allowed = np.arange(vocab.size) if row is None else np.flatnonzero(np.unpackbits(row.numpy().view(np.uint8), bitorder="little")[: vocab.size])
             if row is not None:
-                assert bool((row == old).all()), f"step {step}: the rows differ on {sorted(set(np.flatnonzero(np.unpackbits((row ^ old).numpy().view(np.uint8), bitorder='little'))))[:8]}"
+                assert bool((row == old).all()), f"{tok.decode(ids)!r} step {step}: the rows differ on {sorted(set(np.flatnonzero(np.unpackbits((row ^ old).numpy().view(np.uint8), bitorder='little'))))[:8]}"
                 cursor = a._guard.cursor if a._guard is not None else None
-                at_bound += cursor is not None and cursor.ws == BOUND
+                at_bound += cursor is not None and cursor.ws == bound
             pool = np.intersect1d(allowed, closers) if step >= 100 else np.intersect1d(allowed, spaced) if rng.random() < 0.6 else allowed
             tid = int(rng.choice(pool if len(pool) else allowed))
             if choice == "auto" and step == 0:
                 assert trigger in allowed
                 tid = trigger
+            ids.append(tid)
             assert a.accept_token(tid), a.error
             assert b.accept_token(tid), b.error
             if a.is_terminated():

@@ -425,6 +425,11 @@ class MaskCache:
         late: list[int] = []
         for i in candidates:
             data = tb[i]
+            if cursor.in_string and bound is not None and _run_after_bracket(data, bound):
+                # whether that run is the JSON's depends on how deep the string is, which a
+                # string's masks leave out: judged at the step
+                late.append(int(i))
+                continue
             read = probe.copy().read(data, check=True)
             if read < 0:
                 bad.append(int(i))
@@ -487,6 +492,7 @@ class ArgumentsGuard:
         self.cursor = Cursor(None, max_whitespace)
         self._shape_memo: tuple = (None, None)
         self.multi_due = False  # see restrict
+        self._overran = False  # a JSON closed by a token being tried overran the bound
         # The call being written: how many tokens the guard had read when its begin marker came
         # (that token included), and the index of the header it matched (None: not yet). A
         # routed grammar (see ``routed``) starts the named tool's own matcher from these.
@@ -623,6 +629,7 @@ class ArgumentsGuard:
                 k = self.cursor.read(data)
                 if not self.cursor.done:
                     return
+                self._overran |= self.cursor.overrun  # (the next call's JSON gets a cursor of its own)
                 self.mode, data = AFTER, data[k:]
             else:
                 return
@@ -631,6 +638,7 @@ class ArgumentsGuard:
         if data:
             k = self.cursor.read(data)
             if self.cursor.done:
+                self._overran |= self.cursor.overrun  # (the next call's JSON gets a cursor of its own)
                 self.mode = AFTER
                 if self._bare:
                     self.mode = BETWEEN
@@ -741,8 +749,9 @@ class ArgumentsGuard:
         whether any was."""
         cleared = False
         for i in tokens.tolist():
+            self._overran = False
             self.accept(i)
-            over = self.cursor.overrun
+            over = self._overran or self.cursor.overrun
             self.rollback(1)
             if over:
                 row[i >> 5] &= ~np.int32(np.uint32(1 << (i & 31)).view(np.int32))
@@ -772,6 +781,21 @@ def _child(frame: tuple) -> Optional[Node]:
 def _opener_pattern(bound: int) -> re.Pattern:
     """A ``{`` and, after it, a whitespace run longer than ``bound``."""
     return re.compile(rb"\{.*[ \t\r\n]{%d}" % (bound + 1), re.DOTALL)
+
+
+def _run_after_bracket(data: bytes, bound: int) -> bool:
+    """Whether ``data``, after its first quote, closes a container and then writes a run of
+    more than ``bound`` whitespace characters."""
+    q = data.find(b'"')
+    if q < 0:
+        return False
+    j = min((k for k in (data.find(b"}", q), data.find(b"]", q)) if k >= 0), default=-1)
+    return j >= 0 and _long_run(bound).search(data, j) is not None
+
+
+@lru_cache(maxsize=None)
+def _long_run(bound: int) -> re.Pattern:
+    return re.compile(rb"[ \t\r\n]{%d}" % (bound + 1))
 
 
 def _selection(ids: Sequence[int]) -> tuple:
