@@ -376,8 +376,7 @@ class MaskCache:
         ``(ids, their words, their bits)``."""
         entry = self._openers.get(bound)
         if entry is None:
-            pattern = _opener_pattern(bound)
-            entry = self._openers[bound] = _selection([i for i, b in enumerate(self.token_bytes) if b"{" in b and pattern.search(b)])
+            entry = self._openers[bound] = _selection([i for i, b in enumerate(self.token_bytes) if _run_after(b, b.find(b"{"), bound)])
         return entry
 
     def breaks(self, state: tuple, cursor: Cursor, token: int) -> bool:
@@ -433,7 +432,7 @@ class MaskCache:
             read = probe.copy().read(data, check=True)
             if read < 0:
                 bad.append(int(i))
-            elif read < len(data) and bound is not None and _opener_pattern(bound).search(data, read):
+            elif read < len(data) and bound is not None and _run_after(data, data.find(b"{", read), bound):
                 late.append(int(i))
         mask = pack(bad, t.size)
         if cursor.in_string:
@@ -777,10 +776,10 @@ def _child(frame: tuple) -> Optional[Node]:
     return node.child(key, index)
 
 
-@lru_cache(maxsize=None)
-def _opener_pattern(bound: int) -> re.Pattern:
-    """A ``{`` and, after it, a whitespace run longer than ``bound``."""
-    return re.compile(rb"\{.*[ \t\r\n]{%d}" % (bound + 1), re.DOTALL)
+def _run_after(data: bytes, at: int, bound: int) -> bool:
+    """Whether ``data`` holds a run of more than ``bound`` whitespace characters from ``at``
+    on (-1: nowhere)."""
+    return at >= 0 and _long_run(bound).search(data, at) is not None
 
 
 def _run_after_bracket(data: bytes, bound: int) -> bool:
@@ -789,8 +788,7 @@ def _run_after_bracket(data: bytes, bound: int) -> bool:
     q = data.find(b'"')
     if q < 0:
         return False
-    j = min((k for k in (data.find(b"}", q), data.find(b"]", q)) if k >= 0), default=-1)
-    return j >= 0 and _long_run(bound).search(data, j) is not None
+    return _run_after(data, min((k for k in (data.find(b"}", q), data.find(b"]", q)) if k >= 0), default=-1), bound)
 
 
 @lru_cache(maxsize=None)

@@ -159,7 +159,7 @@ class TokenTables:
         self.after_ed_mask = pack(np.flatnonzero((self.first_byte >= 0xA0) & (self.first_byte <= 0xBF)), size)
         # over[r]: plain tokens that add more than r characters (special tokens excluded: they
         # are simulated exactly).
-        plain = self.plain = np.ones(n, dtype=bool)
+        plain = np.ones(n, dtype=bool)
         plain[self.special_ids] = False
         self.over = [
             pack(np.flatnonzero(plain & (self.chars > r)), size) for r in range(self.max_chars + 1)
