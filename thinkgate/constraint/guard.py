@@ -278,6 +278,7 @@ class MaskCache:
         self.tables = tables
         self.token_bytes = token_bytes
         self._masks: dict[tuple, np.ndarray] = {}
+        self._steps: dict[tuple, tuple] = {}
         self._verdicts: dict[tuple, bool] = {}
         # Per mask key: the tokens it leaves that close the arguments' JSON and may open another
         # after it (bare calls), whose whitespace only the step can judge. Empty for most keys.
@@ -312,6 +313,28 @@ class MaskCache:
                 self.late[key] = _selection(late)
             keep = self._masks[key] = ~bad
         return keep
+
+    def step(self, key: tuple, cursor: Cursor, room: Optional[int]) -> tuple:
+        """Everything one step's row needs at ``cursor`` (whose state ``key`` names, see
+        :meth:`ArgumentsGuard.restrict`): ``(keep, late)``, the one mask to AND (:meth:`get`'s,
+        with a bounded string's room (:meth:`keep_short`) or the whitespace room
+        (:meth:`ws_keep`) folded in) and the tokens to try at the step (:attr:`late`, with
+        :meth:`ws_late` outside strings; None if there are none)."""
+        entry = self._steps.get(key)
+        if entry is None:
+            base = key if cursor.in_string else key[:-1]  # a string's mask, or the whitespace run's aside
+            keep = self.get(base, cursor)
+            late = self.late.get(base)
+            if cursor.in_string:
+                if room is not None and cursor.esc != 2:
+                    keep = keep & self.keep_short(max(room, 0), cursor.esc != 0)
+            elif cursor.max_ws is not None:
+                keep = keep & self.ws_keep(cursor.max_ws - cursor.ws, cursor.max_ws)
+                ws_late = self.ws_late(cursor.max_ws)
+                if len(ws_late[0]):
+                    late = ws_late if late is None else _selection(np.union1d(late[0], ws_late[0]))
+            entry = self._steps[key] = (keep, late)
+        return entry
 
     def keep_short(self, room: int, escaped: bool) -> np.ndarray:
         """The tokens to keep with ``room`` characters left in a bounded string (after a
@@ -688,25 +711,18 @@ class ArgumentsGuard:
                     return self._clear_overruns(row, ids[(row[words] & bits) != 0])
             return False
         c = self.cursor
-        room, need = self._room_need(c)
         cache = self._cache
         if c.in_string:
+            room, need = self._room_need(c)
             key = (c.in_string, c.esc, c.hexbuf, c.pending_high, room, need, c.last_byte == 0xED, c.max_ws)
         else:
             if self._shape_memo[0] is not c.stack:  # the stack is a new tuple whenever it changes
                 self._shape_memo = (c.stack, cache.shape_id(_shape(c.stack)))
-            key = (0, self._shape_memo[1], c.max_ws)
-            if c.max_ws is not None:
-                row &= cache.ws_keep(c.max_ws - c.ws, c.max_ws)
-                ids, words, bits = cache.ws_late(c.max_ws)
-                if len(ids):
-                    self._clear_overruns(row, ids[(row[words] & bits) != 0])
-        row &= cache.get(key, c)
+            room, key = None, (0, self._shape_memo[1], c.max_ws, c.ws if c.max_ws is not None else 0)
+        keep, late = cache.step(key, c, room)
+        row &= keep
         if c.in_string == 1 and c.esc == 0 and c.stack and c.stack[-1][4]:
             self._clear_duplicate_keys(row, c)
-        if room is not None and c.esc != 2:
-            row &= cache.keep_short(max(room, 0), c.esc != 0)
-        late = cache.late.get(key)
         if late is not None:
             ids, words, bits = late
             self._clear_overruns(row, ids[(row[words] & bits) != 0])
