@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import numpy as np
+import torch
+
 from thinkgate import parse
 from thinkgate.parsing import (
     ContentDelta,
@@ -148,3 +151,16 @@ def assert_guard_stops_one_past(g, tokenizer, vocab_size):
     assert allowed(g, m, vocab_size) and allowed(g, quote, vocab_size)
     assert g.accept_token(m)
     assert not allowed(g, m, vocab_size) and allowed(g, quote, vocab_size)
+
+
+class RandomLogits:
+    """Seeded i.i.d. random logits, a row per request, for sampling under the grammar: the
+    argmax of a masked row is a uniformly random token among those it allows (a random-weight
+    model, as weak as it gets). Uniform float32 from numpy, which draws a 129k-token row in
+    about half the time of ``torch.randn``."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def __call__(self, rows: int, size: int) -> torch.Tensor:
+        return torch.from_numpy(self.rng.random((rows, size), dtype=np.float32))

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 import torch
 
+from helpers import RandomLogits
 from schemas import REALISTIC
 from thinkgate.constraint import BatchMasker, BatchSteps, Phase, ReasonerGrammar, compile_tool_grammar
 from thinkgate.constraint.batch import DeviceBitmask, apply_bitmask
@@ -52,13 +53,13 @@ def test_a_batch_stepped_at_once_masks_as_its_rows_stepped_one_by_one(tokenizer,
     masker = BatchMasker(V, len(ROWS))
     steps = BatchSteps(stepped, V)
     live = [r is not None for r in reference]
-    gen = torch.Generator().manual_seed(seed)
+    random_logits = RandomLogits(seed)
     rng = np.random.default_rng(seed)
     seen_phases = set()
     for step in range(70):
         if not any(live):
             break
-        logits = torch.randn(len(ROWS), V, generator=gen)
+        logits = random_logits(len(ROWS), V)
         theirs = logits.clone()
         masker([r if live[i] else None for i, r in enumerate(reference)], logits)
         steps.mask(theirs)

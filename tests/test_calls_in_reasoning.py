@@ -16,6 +16,7 @@ import jsonschema
 import pytest
 import torch
 
+from helpers import RandomLogits
 from schemas import REALISTIC, weather_and_now
 from thinkgate import parse
 from thinkgate.constraint import BatchMasker, Phase, ReasonerGrammar, compile_tool_grammar
@@ -40,10 +41,10 @@ def walk(tokenizer, grammar, *, trigger_at=None, budget=None, max_tokens=None, s
     control = torch.tensor(sorted(vocab.control_ids))
     rg = ReasonerGrammar(grammar, thinking=True, thinking_budget=budget, max_tokens=max_tokens)
     masker = BatchMasker(vocab.size, 1)
-    gen = torch.Generator().manual_seed(seed)
+    random_logits = RandomLogits(seed)
     ids: list[int] = []
     while len(ids) < (max_tokens or steps) and not rg.is_terminated():
-        logits = torch.randn(1, vocab.size, generator=gen)
+        logits = random_logits(1, vocab.size)
         free = rg.phase == Phase.THINKING and not rg.forcing_close
         if free:
             logits[0, control] = float("-inf")

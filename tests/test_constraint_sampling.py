@@ -1,7 +1,7 @@
 """Guaranteed validity (design.md invariant 1): seeded random-logit sampling under the grammar,
 with the real DeepSeek tokenizer, parses into calls whose arguments validate.
 
-Default run: 4 samples per format under two of the four tool_choices in turn (one that must
+Default run: 3 samples per format under two of the four tool_choices in turn (one that must
 call, one that may not), thinking in half of them (the whole suite keeps within ten minutes). ``python -m pytest -m slow -s
 tests/test_constraint_sampling.py`` runs 2,000 per format × tool_choice and prints the table
 (``THINKGATE_SAMPLES`` changes the count)."""
@@ -19,6 +19,7 @@ import pytest
 import torch
 import xgrammar as xgr
 
+from helpers import RandomLogits
 from schemas import REALISTIC
 from thinkgate import parse
 from thinkgate.constraint import BatchMasker, ReasonerGrammar, compile_tool_grammar
@@ -53,7 +54,7 @@ FORMAT_CHOICE_THINKING = [
 SCHEMAS = {t["function"]["name"]: t["function"]["parameters"] for t in REALISTIC}
 VALIDATOR = {n: jsonschema.Draft202012Validator(s, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER) for n, s in SCHEMAS.items()}
 MAX_TOKENS = 600
-SAMPLES = 4  # walks per case in the default run
+SAMPLES = 3  # walks per case in the default run
 
 
 def sample_batch(tokenizer, fmt, choice, thinking, n, seed, batch=25, via_logits=True, strict=2, close_after=None):
@@ -84,7 +85,7 @@ def sample_batch(tokenizer, fmt, choice, thinking, n, seed, batch=25, via_logits
     closers = torch.tensor(sorted({*vocab.control_ids, *grammar.stop_ids, *(i for i, b in enumerate(vocab.token_bytes) if b and not b.strip(b'"}]'))}))
     # parameters written as text close with text: the walk spells it on, token by token
     closings = [tokenizer.encode(str(x), add_special_tokens=False) for x in (t.xml.value_close, t.footer, t.call_end, t.section_end) if x] if t.xml else []
-    gen = torch.Generator().manual_seed(seed)
+    random_logits = RandomLogits(seed)
     rng = np.random.default_rng(seed)
     out = []
     for start in range(0, n, batch):
@@ -97,7 +98,7 @@ def sample_batch(tokenizer, fmt, choice, thinking, n, seed, batch=25, via_logits
             if not live:
                 break
             if via_logits:
-                logits = torch.randn(rows, vocab.size, generator=gen)
+                logits = random_logits(rows, vocab.size)
                 masker([grammars[i] if i in live else None for i in range(rows)], logits)
                 # the largest of i.i.d. random logits: a uniformly random token among those allowed
                 picked = logits.argmax(dim=-1).tolist()

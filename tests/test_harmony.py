@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from helpers import cuts, detokenize_stream, normalise, seq_ids, stream_events
+from helpers import RandomLogits, cuts, detokenize_stream, normalise, seq_ids, stream_events
 from thinkgate import parse, thinking_from_prompt
 from thinkgate.formats import GPT_OSS, get_format
 from thinkgate.parsing import ReasoningEnd, ReasoningStart, ToolCallInvalid, ToolCallStart
@@ -267,14 +267,14 @@ def test_random_walks_with_thinking_auto_are_valid(harmony_tokenizer):
     tools = [{"type": "function", "function": {"name": "get_weather", "parameters": schema}}]
     grammar = compile_tool_grammar(tok, "gpt_oss", tools, "required")
     vocab = vocabulary_for(tok)
-    gen = torch.Generator().manual_seed(3)
+    random_logits = RandomLogits(3)
     open_ids = _ids(tok, "<|channel|>analysis<|message|>")
     for walk in range(12):
         g = ReasonerGrammar(grammar, thinking="auto", thinking_budget=4)
         masker = BatchMasker(vocab.size, 1)
         ids = []
         while not g.is_terminated() and len(ids) < 300:
-            logits = torch.randn(1, vocab.size, generator=gen)
+            logits = random_logits(1, vocab.size)
             masker([g], logits)
             tid = int(logits.argmax())
             if walk % 2 and len(ids) < len(open_ids):

@@ -13,7 +13,7 @@ import jsonschema
 import pytest
 import torch
 
-from helpers import allowed, every_split_agrees, walk
+from helpers import RandomLogits, allowed, every_split_agrees, walk
 from schemas import REALISTIC
 from test_constraint_sampling import thinking_tokens
 from test_text_markers import TEXT_THINKER
@@ -73,7 +73,7 @@ def sample_answers(tokenizer, fmt, tools, choice, response_format, thinking, n, 
     size = grammar.vocab.size
     trigger = _trigger(grammar, tokenizer) if choice == "auto" else []
     prefer = [*grammar.stop_ids, *_closers(tokenizer)]
-    gen = torch.Generator().manual_seed(seed)
+    random_logits = RandomLogits(seed)
     grammars = [ReasonerGrammar(grammar, thinking=thinking, thinking_budget=3) for _ in range(n)]
     ids = [[] for _ in range(n)]
     skip = thinking_tokens(grammar) if thinking else 0
@@ -87,7 +87,7 @@ def sample_answers(tokenizer, fmt, tools, choice, response_format, thinking, n, 
             if g.phase == Phase.THINKING and not g.forcing_close:
                 # free thinking: no mask, but the end may not come before the answer
                 assert not g.needs_bitmask and g.blocks_eos
-        logits = torch.randn(n, size, generator=gen)
+        logits = random_logits(n, size)
         masker([grammars[i] if i in live else None for i in range(n)], logits)
         picked = logits.argmax(dim=-1).tolist()
         for i in list(live):

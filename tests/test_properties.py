@@ -17,7 +17,7 @@ FORMATS = [get_format(n) for n in names()]  # every registered format, a new one
 # Every format's markers and parameter tags, for text that mixes them all.
 MARKUP = sorted({m for f in FORMATS for m in (*f.markers, *(f.tools.xml.markers if f.tools.xml else ()))})
 # THINKGATE_EXAMPLES=5000 for a deeper hunt than the default run.
-EXAMPLES = int(os.environ.get("THINKGATE_EXAMPLES", "60"))
+EXAMPLES = int(os.environ.get("THINKGATE_EXAMPLES", "40"))
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 

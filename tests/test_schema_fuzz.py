@@ -80,7 +80,7 @@ def check(walker, parameters, seed, walks=2):
 _FUZZ = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture])
 
 
-@settings(max_examples=int(os.environ.get("THINKGATE_EXAMPLES", 60)), **_FUZZ)
+@settings(max_examples=int(os.environ.get("THINKGATE_EXAMPLES", 40)), **_FUZZ)
 @given(parameters=tool_schemas(), seed=st.integers(0, 2**32 - 1))
 def test_every_schema_compiles_exactly_or_is_refused_by_name(walker, parameters, seed):
     check(walker, parameters, seed)

@@ -10,7 +10,7 @@ import json
 import pytest
 import torch
 
-from helpers import allowed, walk
+from helpers import RandomLogits, allowed, walk
 from schemas import REALISTIC
 from thinkgate import parse
 from thinkgate.constraint import BatchMasker, ReasonerGrammar, compile_tool_grammar
@@ -141,10 +141,10 @@ def test_level_zero_leaves_the_logits_alone_after_thinking(tokenizer_for, fmt):
     thinks = grammar.format.reasoning.present
     g = ReasonerGrammar(grammar, thinking=thinks, thinking_budget=2 if thinks else None)
     masker = BatchMasker(vocab.size, 1)
-    gen = torch.Generator().manual_seed(0)
+    random_logits = RandomLogits(0)
     forced = untouched = 0
     for step in range(60):
-        logits = torch.randn(1, vocab.size, generator=gen)
+        logits = random_logits(1, vocab.size)
         before = logits.clone()
         masker([g], logits)
         if g.forcing_close or grammar.close_tail and g.phase.name == "CLOSING":
