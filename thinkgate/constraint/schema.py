@@ -39,6 +39,7 @@ from typing import Any, Optional
 
 import jsonschema
 
+from .metaschema import flat_metaschema
 from .schema_checks import MAX_SCHEMA_DEPTH, check_with_xgrammar, subschemas, too_deep
 from .schema_nodes import Node, build_nodes, resolve_ref
 from .schema_patterns import (
@@ -177,9 +178,8 @@ class _Context:
         raise _Unsatisfiable(path, what, note)
 
 
-_META = jsonschema.Draft202012Validator(
-    jsonschema.Draft202012Validator.META_SCHEMA, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
-)
+# (the published metaschema as one document: the same errors, seven times faster, see metaschema)
+_META = jsonschema.Draft202012Validator(flat_metaschema(), format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
 
 
 def prepare(schema: Any, where: str, unsupported: str = "error", ask_xgrammar: bool = True) -> PreparedSchema:
