@@ -5,15 +5,20 @@ from __future__ import annotations
 
 import copy
 import json
+import logging
 import re
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Optional
 
 from ..formats.base import admits_free_keys
+from .schema_checks import subschemas
 from .schema_nodes import call_object_node
 
 if TYPE_CHECKING:
     from .structural_tag import ToolSpec
+
+log = logging.getLogger("thinkgate.constraint")
+
 
 def parameters_schema(spec: ToolSpec, xml: Any, format_name: str) -> Any:
     """A tool's schema for arguments written as parameters: every key the grammar can write must
@@ -30,6 +35,7 @@ def parameters_schema(spec: ToolSpec, xml: Any, format_name: str) -> Any:
         )
     # xgrammar reads an object that says nothing but its type as any object (its keys any
     # identifiers of any length), though its absent additionalProperties is false elsewhere
+    _warn_of_lengths(schema, where, format_name)
     free = admits_free_keys(schema)
     if schema.get("patternProperties") or (free and "propertyNames" in schema):
         keyword = "patternProperties" if schema.get("patternProperties") else "propertyNames"
@@ -39,6 +45,27 @@ def parameters_schema(spec: ToolSpec, xml: Any, format_name: str) -> Any:
         # keyword would make xgrammar's bare object a closed one)
         schema = {**schema, "additionalProperties": schema.get("additionalProperties", True), "propertyNames": {"pattern": xml.free_name_pattern}}
     return schema
+
+
+_WARNED: set[tuple[str, str, str]] = set()
+
+
+def _warn_of_lengths(schema: dict, where: str, format_name: str) -> None:
+    """Say once per tool that a string length bound in a parameter format is costly: the guard
+    does not follow parameter values, so xgrammar holds the bound as a bounded repetition of any
+    character, after which it checks the vocabulary token by token (up to ~45 ms a row at such a
+    step, measured in ``benchmarks/step_overhead.py``)."""
+    path = next((p for p, sub, _ in subschemas(schema, "#", 0) if isinstance(sub, dict) and ("minLength" in sub or "maxLength" in sub)), None)
+    if path is not None and (where, format_name, path) not in _WARNED:
+        _WARNED.add((where, format_name, path))
+        log.warning(
+            "%s: the string length bound at %s is held by xgrammar's grammar in format %r, whose mask then costs up to "
+            "tens of milliseconds a row at the steps after such a value; leave string lengths out of tools served in "
+            "this format where step time matters",
+            where,
+            path,
+            format_name,
+        )
 
 
 def parameters_grammar(schema: Any, xml: Any, max_whitespace: Optional[int]) -> dict:
