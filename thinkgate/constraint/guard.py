@@ -284,6 +284,7 @@ class MaskCache:
         # after it (bare calls), whose whitespace only the step can judge. Empty for most keys.
         self.late: dict[tuple, tuple] = {}
         self._openers: dict[int, tuple] = {}
+        self._brace_ids: Optional[list[int]] = None
         self._shapes: dict[tuple, int] = {}
         fb = tables.first_byte
         special = tables.special_ids
@@ -399,8 +400,19 @@ class MaskCache:
         ``(ids, their words, their bits)``."""
         entry = self._openers.get(bound)
         if entry is None:
-            entry = self._openers[bound] = _selection([i for i, b in enumerate(self.token_bytes) if _run_after(b, b.find(b"{"), bound)])
+            tb = self.token_bytes
+            entry = self._openers[bound] = _selection([i for i in self._braces() if _run_after(tb[i], tb[i].find(b"{"), bound)])
         return entry
+
+    def _braces(self) -> list[int]:
+        """The tokens that hold a ``{``, found in the vocabulary's bytes laid end to end (a
+        loop over 129k tokens took most of a first compile's 40 ms of whitespace masks)."""
+        if self._brace_ids is None:
+            tb = self.token_bytes
+            ends = np.cumsum([len(b) for b in tb])
+            at = [m.start() for m in re.finditer(rb"\{", b"".join(tb))]
+            self._brace_ids = np.unique(np.searchsorted(ends, at, side="right")).tolist()
+        return self._brace_ids
 
     def breaks(self, state: tuple, cursor: Cursor, token: int) -> bool:
         """Whether a token of several quotes breaks a rule read from ``cursor`` (whose state is
