@@ -8,6 +8,8 @@ from hypothesis import settings
 settings.register_profile("repeatable", derandomize=True, database=None)
 settings.register_profile("explore")
 settings.load_profile("explore" if os.environ.get("THINKGATE_EXAMPLES") else "repeatable")
+# One xdist worker per core: a compile thread each (more would only contend for the cores).
+os.environ.setdefault("THINKGATE_COMPILE_THREADS", "1")
 
 
 def load_deepseek_tokenizer():

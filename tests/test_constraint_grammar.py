@@ -2,6 +2,7 @@
 DeepSeek tokenizer."""
 
 import json
+import os
 import threading
 
 import pytest
@@ -226,3 +227,16 @@ def test_free_answer_text_holds_no_control_token(tokenizer_for, name):
     # the tool markup's own trigger is the one control token the answer may write
     trigger = vocab.token_id(grammar.format.tools.trigger) if grammar.format.tools.trigger else None
     assert allowed <= {trigger}, sorted(allowed)[:5]
+
+
+def test_compile_threads_come_from_the_environment_or_the_cores(monkeypatch):
+    from thinkgate.constraint.vocabulary import compile_threads
+
+    monkeypatch.setenv("THINKGATE_COMPILE_THREADS", "3")
+    assert compile_threads() == 3
+    monkeypatch.delenv("THINKGATE_COMPILE_THREADS")
+    assert compile_threads() == max(1, min(8, os.cpu_count() or 1))
+    for bad in ("0", "two", "-1"):
+        monkeypatch.setenv("THINKGATE_COMPILE_THREADS", bad)
+        with pytest.raises(ValueError, match=f"THINKGATE_COMPILE_THREADS must be a positive integer, not '{bad}'"):
+            compile_threads()
