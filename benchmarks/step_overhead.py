@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import sys
 import time
@@ -428,6 +429,7 @@ def main() -> None:
     ap.add_argument("--out", default=os.path.join(HERE, "results", "step_overhead.json"))
     ap.add_argument("--quick", action="store_true", help="smaller batches and fewer steps")
     args = ap.parse_args()
+    logging.disable(logging.WARNING)  # the string lengths of the parameter formats, measured here on purpose
     tok = load_tokenizer()
     t0 = time.perf_counter()
     vocabulary_for(tok).tables

@@ -119,13 +119,13 @@ class BatchSteps:
         grammars = self.grammars
         single: list[int] = []
         plain: list[int] = []
-        for i in np.flatnonzero(self._busy).tolist():
-            g = grammars[i]
-            if g.needs_bitmask:  # (a row whose stop ids alone are cleared is a thinking row: _eos)
-                (plain if g.plain else single).append(i)
-        eos = np.flatnonzero(self._eos)
-        if len(eos):
-            clear_ids(logits, eos, self._stop_ids)
+        if self._busy.any():
+            for i in np.flatnonzero(self._busy).tolist():
+                g = grammars[i]
+                if g.needs_bitmask:  # (a row whose stop ids alone are cleared is a thinking row: _eos)
+                    (plain if g.plain else single).append(i)
+        if self._eos.any():
+            clear_ids(logits, np.flatnonzero(self._eos), self._stop_ids)
         return self.masker.fill(grammars, single, plain, len(grammars))
 
     def _sync(self, i: int) -> None:

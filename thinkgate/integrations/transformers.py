@@ -75,6 +75,7 @@ class ToolCallLogitsProcessor(LogitsProcessor):
         self._generated = np.zeros(n, dtype=np.int64)
         # a row at its own token limit may only end (no limit: never)
         self._limit = np.array([r.max_new_tokens - 1 if r.max_new_tokens is not None else np.iinfo(np.int64).max for r in rows], dtype=np.int64)
+        self._limits = any(r.max_new_tokens is not None for r in rows)
         self._stop_rows = [i for i, r in enumerate(rows) if r.stop]  # rows with stop strings, looked at one by one
         self._is_stop = id_table(self.stop_ids, self.vocab_size)
         self._limited: dict[int, int] = {}  # row -> where its token limit forced end-of-sequence
@@ -113,7 +114,7 @@ class ToolCallLogitsProcessor(LogitsProcessor):
             self._generated += active
             stepped = steps.accept(last)
             ended = active & self._is_stop.take(last, mode="clip")
-            for i in stepped:
+            for i in stepped.tolist():
                 if self.requests[i].is_terminated():
                     ended[i] = True
             for i in self._stop_rows:  # only the last tokens can have completed one
@@ -122,14 +123,15 @@ class ToolCallLogitsProcessor(LogitsProcessor):
                     if stop_in_tail(self.tokenizer, tail, self.rows[i].stop):
                         self._stopped.add(i)
                         ended[i] = True
-            for i in np.flatnonzero(ended):
-                self._finished[i] = True
-                steps.finish(int(i))
-                if self.on_finish is not None:
-                    self.on_finish(int(i))
+            if ended.any():
+                for i in np.flatnonzero(ended).tolist():
+                    self._finished[i] = True
+                    steps.finish(i)
+                    if self.on_finish is not None:
+                        self.on_finish(i)
         steps.mask(scores)
         # A row at its own token limit may only end...
-        at_limit = np.flatnonzero(~self._finished & (self._generated >= self._limit)).tolist()
+        at_limit = np.flatnonzero(~self._finished & (self._generated >= self._limit)).tolist() if self._limits else []
         if at_limit:
             self._limited.update((i, int(self._generated[i])) for i in at_limit)
         # ...and so may a row that wrote a stop string (it is cut there afterwards).
