@@ -56,16 +56,21 @@ def text_grammar(markers: list[str]) -> str:
         return goto[s].get(c, 0)
 
     live = [s for s in range(len(goto)) if not ends[s]]
+    # The automaton minimised (states with the same future merged: Kimi-K3's markers share their
+    # "<|sep|>" ends, 120 states become 55): xgrammar precomputes every rule over the whole
+    # vocabulary, so a rule fewer is ~30 ms of compile fewer on a 129k-token vocabulary.
+    moves = {s: {c: step(s, c) for c in alphabet} for s in live}
+    group = _merged(live, moves, ends)
     rules = []
-    for s in live:
+    for s in sorted({group[s] for s in live}):
         # chars outside every marker lead back to the empty prefix; a marker's own chars to the
         # longest prefix the text then ends in (never to a whole marker)
         alts = ['""'] if s == 0 else []
         by_target: dict[int, list[str]] = {}
         for c in alphabet:
-            t = step(s, c)
+            t = moves[s][c]
             if not ends[t]:
-                by_target.setdefault(t, []).append(c)
+                by_target.setdefault(group[t], []).append(c)
         # (the chars of no marker join the markers' own that also lead back to s0: one class)
         home = "".join(_class_char(c) for c in sorted(set(alphabet) - set(by_target.get(0, ()))))
         alts.append(f"[^{home}] s0")
@@ -74,6 +79,22 @@ def text_grammar(markers: list[str]) -> str:
                 alts.append("[" + "".join(_class_char(c) for c in chars) + f"] s{t}")
         rules.append(f"s{s} ::= " + " | ".join(alts))
     return "root ::= s0\n" + "\n".join(rules) + "\n"
+
+
+def _merged(live: list[int], moves: dict[int, dict[str, int]], ends: list[bool]) -> dict[int, int]:
+    """Each live state's representative (its least member) among the states with the same
+    future (Moore's refinement: the empty prefix alone may end the text, a whole marker is
+    dead). The empty prefix represents itself: no other state may end the text."""
+    group = {s: (0 if s == 0 else 1) for s in live}
+    while True:
+        signature = {s: (group[s], tuple(-1 if ends[t] else group[t] for t in moves[s].values())) for s in live}
+        first: dict[tuple, int] = {}
+        for s in live:
+            first.setdefault(signature[s], s)
+        refined = {s: first[signature[s]] for s in live}
+        if len(set(refined.values())) == len(set(group.values())):
+            return refined
+        group = refined
 
 
 def _class_char(c: str) -> str:
