@@ -1,6 +1,7 @@
 import os
 
 import pytest
+import torch
 from hypothesis import settings
 
 # The default run explores the same examples every time (CI must not fail by chance); a deep
@@ -8,8 +9,17 @@ from hypothesis import settings
 settings.register_profile("repeatable", derandomize=True, database=None)
 settings.register_profile("explore")
 settings.load_profile("explore" if os.environ.get("THINKGATE_EXAMPLES") else "repeatable")
-# One xdist worker per core: a compile thread each (more would only contend for the cores).
-os.environ.setdefault("THINKGATE_COMPILE_THREADS", "1")
+
+
+def pytest_configure(config):
+    """An xdist worker (the default run: one per core) gets one compile thread and one torch
+    thread. More only contend for the cores: with two workers busy, torch's two-thread argmax of a
+    129k-token row took 4-5 ms where one thread takes 0.5 ms (its idle threads spin).
+    OMP_NUM_THREADS carries it to the commands the tests run."""
+    if hasattr(config, "workerinput"):
+        os.environ.setdefault("THINKGATE_COMPILE_THREADS", "1")
+        os.environ.setdefault("OMP_NUM_THREADS", "1")
+        torch.set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
 
 
 def load_deepseek_tokenizer():

@@ -20,7 +20,7 @@ here, from where the arguments are as they are being written:
 The guard follows the call structure from token ids, or for a format whose markers are text
 (:class:`~thinkgate.formats.Text`) from the bytes written (the grammar guarantees the exact marker
 and header text, so this is a small machine, not the parser). Masks are cached by the state that
-decides them, so a state seen before costs a dictionary lookup and two vectorised ANDs.
+decides them, so a state seen before costs a dictionary lookup and one vectorised AND.
 """
 
 from __future__ import annotations
