@@ -48,6 +48,7 @@ class BatchSteps:
         self._eos = np.zeros(n, dtype=bool)  # thinking rows whose stop ids are cleared
         self._lag = np.zeros(n, dtype=np.int64)  # thinking tokens counted here, not yet in the request
         self._to_stop = np.full(n, _FAR, dtype=np.int64)  # tokens until the thinking budget forces </think>
+        self._budgets = False  # whether any row has had a budget to count down (see _to_stop)
         watched = set()
         for g in self.grammars:
             if g is not None:
@@ -68,6 +69,7 @@ class BatchSteps:
         if free:
             stop = g.budget_stop
             self._to_stop[i] = stop - g.position if stop >= 0 else _FAR
+            self._budgets = self._budgets or stop >= 0
 
     def accept(self, tokens: Sequence[int] | np.ndarray | torch.Tensor) -> np.ndarray:
         """Feed each active row its token. Returns the rows stepped one by one (the only ones
@@ -76,13 +78,16 @@ class BatchSteps:
             tokens = tokens.cpu().numpy()
         tokens = np.asarray(tokens, dtype=np.int64)
         free = self._free
-        np.subtract(self._to_stop, free, out=self._to_stop)
         hit = self._watched.take(tokens, mode="clip")
-        hit |= self._to_stop == 0
+        if self._budgets:  # (no row has a thinking budget: nothing to count down)
+            np.subtract(self._to_stop, free, out=self._to_stop)
+            hit |= self._to_stop == 0
         hit &= free
         np.add(self._lag, free, out=self._lag)
         np.subtract(self._lag, hit, out=self._lag)  # a row that leaves counts its token itself
-        slow = np.flatnonzero(self._busy | hit)
+        slow = (self._busy | hit).nonzero()[0]
+        if not len(slow):
+            return slow
         grammars, lag = self.grammars, self._lag
         ids = tokens.tolist()
         for i in slow.tolist():
@@ -120,12 +125,12 @@ class BatchSteps:
         single: list[int] = []
         plain: list[int] = []
         if self._busy.any():
-            for i in np.flatnonzero(self._busy).tolist():
+            for i in self._busy.nonzero()[0].tolist():
                 g = grammars[i]
                 if g.needs_bitmask:  # (a row whose stop ids alone are cleared is a thinking row: _eos)
                     (plain if g.plain else single).append(i)
         if self._eos.any():
-            clear_ids(logits, np.flatnonzero(self._eos), self._stop_ids)
+            clear_ids(logits, self._eos.nonzero()[0], self._stop_ids)
         return self.masker.fill(grammars, single, plain, len(grammars))
 
     def _sync(self, i: int) -> None:

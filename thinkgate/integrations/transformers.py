@@ -109,7 +109,7 @@ class ToolCallLogitsProcessor(LogitsProcessor):
             steps = self._steps
         else:
             # Every row at once: a thinking row costs a few numpy operations, not a Python step.
-            last = input_ids[:, -1].cpu().numpy()
+            last = (input_ids if input_ids.device.type == "cpu" else input_ids[:, -1:].cpu()).numpy()[:, -1]
             active = ~self._finished
             self._generated += active
             stepped = steps.accept(last)
