@@ -47,7 +47,8 @@ def test_the_grammar_admits_exactly_the_free_texts(name):
 
 
 def test_states_with_the_same_future_are_one_rule():
-    # Kimi-K3's markers: 120 prefixes, most of them in seven "<|sep|>" ends that share a future
+    # Kimi-K3's markers: 120 prefixes, many of them in the same seven-character end of eight
+    # markers, which share a future
     assert text_grammar(markers_of("kimi_k3")).count("::=") - 1 == 55
     # one marker: its prefixes, none alike
     assert text_grammar(["<tool_call>"]).count("::=") - 1 == len("<tool_call>")

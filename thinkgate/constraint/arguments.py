@@ -33,9 +33,9 @@ def parameters_schema(spec: ToolSpec, xml: Any, format_name: str) -> Any:
             f"{where}: the property name {unreadable[0]!r} at #/properties/{unreadable[0]} cannot be a parameter's "
             f"name in format {format_name!r} (a name matches {xml.name_pattern}, at most {xml.name_length} characters)"
         )
+    _warn_of_lengths(schema, where, format_name)
     # xgrammar reads an object that says nothing but its type as any object (its keys any
     # identifiers of any length), though its absent additionalProperties is false elsewhere
-    _warn_of_lengths(schema, where, format_name)
     free = admits_free_keys(schema)
     if schema.get("patternProperties") or (free and "propertyNames" in schema):
         keyword = "patternProperties" if schema.get("patternProperties") else "propertyNames"

@@ -17,7 +17,6 @@ not spelled here; a test compares its errors with the published metaschema's.
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from jsonschema_specifications import REGISTRY
@@ -56,7 +55,7 @@ def _resolved(node: Any, uri: str) -> Any:
             out["$ref"] = "#"
         elif key == "$ref":
             target_uri, target = _target(value, uri)
-            for k, v in _resolved(copy.deepcopy(target), target_uri).items():
+            for k, v in _resolved(target, target_uri).items():  # (a new dict: the registry's stays as it is)
                 if k in out or k in node and k != "$ref":
                     raise RuntimeError(f"the 2020-12 metaschema's reference {value!r} in {uri} has siblings this module cannot merge")
                 out[k] = v
