@@ -240,3 +240,33 @@ def test_compile_threads_come_from_the_environment_or_the_cores(monkeypatch):
         monkeypatch.setenv("THINKGATE_COMPILE_THREADS", bad)
         with pytest.raises(ValueError, match=f"THINKGATE_COMPILE_THREADS must be a positive integer, not '{bad}'"):
             compile_threads()
+
+
+def test_a_tokenizer_loaded_again_shares_the_vocabulary_and_its_grammars():
+    """A server that loads its tokenizer per request (or a model directory read again) pays for
+    xgrammar's view of the vocabulary and for every tool set's compile once, not per object; a
+    tokenizer with one more token is another vocabulary, and a tokenizer dropped is not kept."""
+    import gc
+    import weakref
+
+    from thinkgate.constraint.vocabulary import vocabulary_for
+    from thinkgate.tokenizers import deepseek_tokenizer as load_deepseek_tokenizer
+
+    first, again = load_deepseek_tokenizer(), load_deepseek_tokenizer()
+    assert first is not again
+    grammar = compile_tool_grammar(first, "deepseek_r1", [GET_WEATHER], "required")
+    assert vocabulary_for(again) is vocabulary_for(first)
+    assert compile_tool_grammar(again, "deepseek_r1", [GET_WEATHER], "required") is grammar
+    # the EOS sets the default stop ids: another EOS is another vocabulary to the constraint
+    other_eos = load_deepseek_tokenizer()
+    other_eos.eos_token = "<｜end▁of▁sentence｜>"
+    assert vocabulary_for(other_eos).stop_token_ids == (1,)
+    assert vocabulary_for(other_eos) is not vocabulary_for(first)
+    more = load_deepseek_tokenizer()
+    more.add_special_tokens({"additional_special_tokens": ["<|not_in_deepseek|>"]})
+    assert vocabulary_for(more) is not vocabulary_for(first)
+    assert vocabulary_for(more).token_id("<|not_in_deepseek|>") == len(more) - 1
+    dropped = weakref.ref(again)
+    del again
+    gc.collect()
+    assert dropped() is None

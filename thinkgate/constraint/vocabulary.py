@@ -10,9 +10,11 @@ control token: a marker can only enter the output where the grammar names it by 
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import threading
+import weakref
 from collections.abc import Iterable
 from typing import Any
 
@@ -138,38 +140,50 @@ class TokenTables:
     def __init__(self, token_bytes: list[bytes], size: int, control_ids: frozenset[int]):
         n = len(token_bytes)
         self.size = size
+        # Read from the vocabulary's bytes laid end to end, a few array operations for all its
+        # tokens (a loop over them took 1.2-1.7 s per tokenizer, in every server's first request).
+        # Control tokens and empty ones are left out (they never stand in JSON).
+        lengths = np.fromiter((len(b) for b in token_bytes), dtype=np.int64, count=n)
+        if control_ids:
+            lengths[np.fromiter(control_ids, dtype=np.int64)] = 0
+        flat = np.frombuffer(b"".join(b for b, k in zip(token_bytes, lengths) if k), dtype=np.uint8)
+        starts = np.cumsum(lengths) - lengths
+        owner = np.repeat(np.arange(n), lengths)  # the token each byte is in
+        at = np.arange(len(flat)) - starts[owner]  # its place in that token
+        ends = starts + lengths
+        present = lengths > 0
         # Characters a token adds to a string: the bytes that start a UTF-8 character.
-        self.chars = np.zeros(n, dtype=np.int32)
+        self.chars = np.bincount(owner[(flat & 0xC0) != 0x80], minlength=n).astype(np.int32)
         self.first_byte = np.full(n, -1, dtype=np.int32)
         self.last_byte = np.full(n, -1, dtype=np.int32)
+        self.first_byte[present] = flat[starts[present]]
+        self.last_byte[present] = flat[ends[present] - 1]
         # JSON whitespace in a token read outside a string, up to its first quote (what follows
         # a quote is a string's): the run it starts with (which adds to the run before it), the
         # longest run after that (a run of its own), and whether a "}" or "]" comes before the
         # quote (a run after one that closes the JSON is not the JSON's).
+        quote = flat == 0x22
+        first_quote = np.full(n, np.iinfo(np.int64).max)
+        quoted, first = np.unique(owner[quote], return_index=True)
+        first_quote[quoted] = at[quote][first]
+        head = at < first_quote[owner]
+        self.closes = np.bincount(owner[head & ((flat == 0x7D) | (flat == 0x5D))], minlength=n) > 0
+        space = head & ((flat == 0x20) | (flat == 0x09) | (flat == 0x0D) | (flat == 0x0A))
+        run_start = space & ((at == 0) | ~np.concatenate(([False], space[:-1])))
+        run_end = space & ((at == lengths[owner] - 1) | ~np.concatenate((space[1:], [False])))
+        begins, finishes = np.flatnonzero(run_start), np.flatnonzero(run_end)  # paired in order
+        run_owner, run_length, leading = owner[begins], finishes - begins + 1, at[begins] == 0
         self.ws_lead = np.zeros(n, dtype=np.int32)
+        self.ws_lead[run_owner[leading]] = run_length[leading]
         self.ws_inner = np.zeros(n, dtype=np.int32)
-        self.closes = np.zeros(n, dtype=bool)
-        special: list[int] = []  # tokens with a quote or backslash: simulated one by one
-        surrogate: list[int] = []  # tokens that hold the UTF-8 bytes of a surrogate (ED A0-BF)
-        for i, b in enumerate(token_bytes):
-            if not b or i in control_ids:
-                continue
-            self.chars[i] = sum(1 for x in b if x & 0xC0 != 0x80)
-            self.first_byte[i] = b[0]
-            self.last_byte[i] = b[-1]
-            head = b[: b.find(b'"')] if b'"' in b else b
-            self.closes[i] = b"}" in head or b"]" in head
-            runs = _WHITESPACE_RUN.findall(head)
-            if runs:
-                lead = len(runs[0]) if head[0] in b" \t\r\n" else 0
-                self.ws_lead[i] = lead
-                self.ws_inner[i] = max((len(r) for r in runs[1 if lead else 0 :]), default=0)
-            if b"\\" in b or b'"' in b:
-                special.append(i)
-            if any(b[k] == 0xED and 0xA0 <= b[k + 1] <= 0xBF for k in range(len(b) - 1)):
-                surrogate.append(i)
+        np.maximum.at(self.ws_inner, run_owner[~leading], run_length[~leading].astype(np.int32))
+        # tokens with a quote or backslash: simulated one by one
+        special = np.unique(owner[quote | (flat == 0x5C)])
+        # tokens that hold the UTF-8 bytes of a surrogate (ED A0-BF)
+        follows = np.concatenate((flat[1:], [0]))
+        surrogate = np.unique(owner[(flat == 0xED) & (follows >= 0xA0) & (follows <= 0xBF) & (at < lengths[owner] - 1)])
         self.max_chars = int(self.chars.max()) if n else 0
-        self.special_ids = np.array(special, dtype=np.int64)
+        self.special_ids = special.astype(np.int64)
         self.special_bytes = [token_bytes[i] for i in special]
         self.surrogate_mask = pack(surrogate, size)
         # Tokens whose first byte continues a character: after a token that ended on ED, those
@@ -189,7 +203,10 @@ class TokenTables:
         self.keep_after_ed = ~self.after_ed_mask
 
 
-_VOCABULARIES: dict[tuple, Vocabulary] = {}
+# by the tokenizer object (a weak reference to it: a tokenizer dropped is not kept alive here),
+# and by what the tokenizer holds, so that tokenizers loaded again share one Vocabulary
+_BY_OBJECT: dict[tuple, tuple[Any, Vocabulary]] = {}
+_BY_CONTENT: dict[tuple, Vocabulary] = {}
 _VOCAB_LOCK = threading.Lock()
 
 
@@ -201,11 +218,49 @@ def vocabulary_for(
 ) -> Vocabulary:
     """The :class:`Vocabulary` of ``tokenizer``, built once (one ``GrammarCompiler`` per tokenizer;
     a format of one's own that writes as text what is a token to the registered formats gets
-    one of its own: see :func:`~thinkgate.formats.tokens.own_text`)."""
-    key = (id(tokenizer), vocab_size, tuple(stop_token_ids) if stop_token_ids is not None else None, text)
+    one of its own: see :func:`~thinkgate.formats.tokens.own_text`).
+
+    A Hugging Face fast tokenizer loaded again (a server's handler, a model directory read per
+    request) is the same vocabulary to the constraint: it gets the Vocabulary, and with it the
+    compiled grammars, of the first one that held the same vocabulary (xgrammar's view of a
+    129k-token vocabulary takes 1-2 s to build, and every tool set compiles anew for it)."""
+    options = (vocab_size, tuple(stop_token_ids) if stop_token_ids is not None else None, text)
+    key = (id(tokenizer), *options)
     with _VOCAB_LOCK:
-        vocab = _VOCABULARIES.get(key)
-        if vocab is None or vocab.tokenizer is not tokenizer:
+        held = _BY_OBJECT.get(key)
+        if held is not None and _referent(held[0]) is tokenizer:
+            return held[1]
+        content = _content_key(tokenizer)
+        vocab = _BY_CONTENT.get((content, *options)) if content is not None else None
+        if vocab is None:
             vocab = Vocabulary(tokenizer, vocab_size, stop_token_ids, text)
-            _VOCABULARIES[key] = vocab
+            if content is not None:
+                _BY_CONTENT[(content, *options)] = vocab
+        _BY_OBJECT[key] = (_reference(tokenizer), vocab)
         return vocab
+
+
+def _content_key(tokenizer: Any) -> tuple | None:
+    """What a Hugging Face fast tokenizer's vocabulary is to the constraint: its backend's whole
+    serialisation (model, added tokens and whether each is special) and the EOS that sets the
+    default stop ids. None for any other tokenizer (known by the object alone)."""
+    backend = getattr(tokenizer, "backend_tokenizer", None)
+    to_str = getattr(backend, "to_str", None)
+    if to_str is None:
+        return None
+    try:
+        digest = hashlib.sha256(to_str().encode("utf-8")).hexdigest()
+    except Exception:  # a backend that cannot say what it holds: known by the object alone
+        return None
+    return (type(tokenizer).__qualname__, digest, len(tokenizer), getattr(tokenizer, "eos_token_id", None))
+
+
+def _reference(tokenizer: Any) -> Any:
+    try:
+        return weakref.ref(tokenizer)
+    except TypeError:  # (a mapping of token texts to ids, which holds no weak references)
+        return tokenizer
+
+
+def _referent(held: Any) -> Any:
+    return held() if isinstance(held, weakref.ref) else held
