@@ -259,7 +259,7 @@ def test_a_tokenizer_loaded_again_shares_the_vocabulary_and_its_grammars():
     assert compile_tool_grammar(again, "deepseek_r1", [GET_WEATHER], "required") is grammar
     # the EOS sets the default stop ids: another EOS is another vocabulary to the constraint
     other_eos = load_deepseek_tokenizer()
-    other_eos.eos_token = "<｜end▁of▁sentence｜>"
+    other_eos.eos_token = DEEPSEEK_R1.eos
     assert vocabulary_for(other_eos).stop_token_ids == (1,)
     assert vocabulary_for(other_eos) is not vocabulary_for(first)
     more = load_deepseek_tokenizer()
@@ -270,3 +270,7 @@ def test_a_tokenizer_loaded_again_shares_the_vocabulary_and_its_grammars():
     del again
     gc.collect()
     assert dropped() is None
+    # and nothing is left of it in the cache by object
+    from thinkgate.constraint.vocabulary import _BY_OBJECT, _referent
+
+    assert all(_referent(ref) is not None for ref, _ in _BY_OBJECT.values())

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import threading
 import weakref
 from collections.abc import Iterable
@@ -24,7 +23,6 @@ import xgrammar as xgr
 from ..formats.tokens import default_stop_ids, single_token_id, written_as_text
 
 _POISON = b"\xff"
-_WHITESPACE_RUN = re.compile(rb"[ \t\r\n]+")
 
 
 def compile_threads() -> int:
@@ -183,7 +181,7 @@ class TokenTables:
         follows = np.concatenate((flat[1:], [0]))
         surrogate = np.unique(owner[(flat == 0xED) & (follows >= 0xA0) & (follows <= 0xBF) & (at < lengths[owner] - 1)])
         self.max_chars = int(self.chars.max()) if n else 0
-        self.special_ids = special.astype(np.int64)
+        self.special_ids = special
         self.special_bytes = [token_bytes[i] for i in special]
         self.surrogate_mask = pack(surrogate, size)
         # Tokens whose first byte continues a character: after a token that ended on ED, those
@@ -236,7 +234,7 @@ def vocabulary_for(
             vocab = Vocabulary(tokenizer, vocab_size, stop_token_ids, text)
             if content is not None:
                 _BY_CONTENT[(content, *options)] = vocab
-        _BY_OBJECT[key] = (_reference(tokenizer), vocab)
+        _BY_OBJECT[key] = (_reference(tokenizer, key), vocab)
         return vocab
 
 
@@ -255,9 +253,11 @@ def _content_key(tokenizer: Any) -> tuple | None:
     return (type(tokenizer).__qualname__, digest, len(tokenizer), getattr(tokenizer, "eos_token_id", None))
 
 
-def _reference(tokenizer: Any) -> Any:
+def _reference(tokenizer: Any, key: tuple) -> Any:
+    """A weak reference to ``tokenizer`` that takes its entry out of ``_BY_OBJECT`` when the
+    tokenizer goes (a dict's pop is atomic: no lock, which the collector may find held)."""
     try:
-        return weakref.ref(tokenizer)
+        return weakref.ref(tokenizer, lambda _: _BY_OBJECT.pop(key, None))
     except TypeError:  # (a mapping of token texts to ids, which holds no weak references)
         return tokenizer
 
