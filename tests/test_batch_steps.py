@@ -135,3 +135,62 @@ def test_device_path_applies_packed_rows_as_the_host_path(tokenizer):
     again = logits.clone()
     device.apply(again, bitmask, [2], V)  # the other buffer, a different row set
     assert torch.equal(again, logits)
+
+
+# a free map (its keys are the model's: the guard keeps them from repeating) of short strings
+TAG_ITEMS = {
+    "type": "function",
+    "function": {
+        "name": "tag_items",
+        "parameters": {
+            "type": "object",
+            "properties": {"tags": {"type": "object", "additionalProperties": {"type": "string", "maxLength": 6}}},
+            "required": ["tags"],
+        },
+    },
+}
+
+
+def test_rows_filled_together_mask_as_each_filled_alone(tokenizer):
+    """The tool phase's rows are filled by one call of xgrammar's and finished by the batch (the
+    guards' masks, the look at tokens of several quotes, the dead-end check): the same bits as
+    each row filled on its own, at every token of calls that pass bounded strings near their
+    end, escapes, a surrogate pair, a duplicate key in the making and a whitespace run that
+    reaches its bound."""
+    g = compile_tool_grammar(tokenizer, "deepseek_r1", REALISTIC + [TAG_ITEMS], "required")
+    assert g.calls is None  # (a routed grammar's rows are filled one by one)
+    calls = [
+        ("book_flight", '{"origin": "ZRH", "destination": "NRT", "depart_at": "2025-03-01T10:00:00Z", "passengers": [{"name": "Ana M\\u00fcller Kowalski", "age": 31}], "notes": "window seat, aisle if none"}'),
+        ("tag_items", '{"tags": {"ab": "x\\"y",  "ab_c": "\\ud83d\\ude00", "a":        "zz"}}'),
+        ("get_weather", '{"city": "東京", "days": 3}'),
+    ]
+    ids = tokenizer.encode(g.format.tools.section_text(calls), add_special_tokens=False)
+    rows = []
+    for k in range(len(ids)):
+        r = ReasonerGrammar(g, thinking=False)
+        assert r.accept_tokens(ids[:k]), r.error
+        rows.append(r)
+    V = g.vocab.size
+    masker = BatchMasker(V, len(rows))
+    plain = [i for i, r in enumerate(rows) if r.plain]
+    assert len(plain) == len(rows)
+    masker.fill(rows, [], plain, len(rows))
+    together = masker._rows(len(rows))[: len(rows)].clone()
+    alone = BatchMasker(V, len(rows))._rows(len(rows))
+    for i, r in enumerate(rows):
+        r.fill_bitmask(alone, i)
+    assert all(r.error is None for r in rows)
+    for i in range(len(rows)):
+        assert torch.equal(together[i], alone[i]), f"row {i}: after {tokenizer.decode(ids[:i])!r}"
+
+    def allows(row: int, token: int) -> bool:
+        return bool(int(together[row, token >> 5]) >> (token & 31) & 1)
+
+    # the key "ab" written again (the start of "ab_c"): a token that closes it would repeat a key
+    at = next(k for k in range(len(ids)) if tokenizer.decode(ids[:k]).endswith('"x\\"y",  "ab'))
+    closers = g.masks.close_prefix[b""]
+    assert not any(allows(at, t) for t in closers) and any(allows(at + 1, t) for t in closers)
+    # seven spaces, one short of the bound (eight): one more space may follow, but not two
+    at = next(k for k in range(len(ids)) if tokenizer.decode(ids[:k]).endswith('"a":' + " " * 7))
+    one, two = tokenizer.convert_tokens_to_ids(["Ġ", "ĠĠ"])
+    assert allows(at, one) and not allows(at, two) and allows(at - 1, two)
