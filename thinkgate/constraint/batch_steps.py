@@ -49,6 +49,13 @@ class BatchSteps:
         self._lag = np.zeros(n, dtype=np.int64)  # thinking tokens counted here, not yet in the request
         self._to_stop = np.full(n, _FAR, dtype=np.int64)  # tokens until the thinking budget forces </think>
         self._budgets = False  # whether any row has had a budget to count down (see _to_stop)
+        # The rows stepped one by one and how many rows think, kept as _update changes them: a
+        # step reads them, and numpy's any() of a small array costs more than the step's own work.
+        self._busy_rows = np.zeros(0, dtype=np.int64)
+        self._busy_list: list[int] = []
+        self._frees = 0
+        self._eos_rows = 0
+        self._stale = False
         watched = set()
         for g in self.grammars:
             if g is not None:
@@ -63,9 +70,15 @@ class BatchSteps:
         """Read row ``i``'s state after it was stepped on its own."""
         g = self.grammars[i]
         free = g is not None and self._active[i] and g.free
+        busy = self._active[i] and not free
+        eos = free and g.blocks_eos
+        if free != self._free[i] or busy != self._busy[i]:
+            self._frees += int(free) - int(self._free[i])
+            self._stale = True
+        self._eos_rows += int(eos) - int(self._eos[i])
         self._free[i] = free
-        self._busy[i] = self._active[i] and not free
-        self._eos[i] = free and g.blocks_eos
+        self._busy[i] = busy
+        self._eos[i] = eos
         if free:
             stop = g.budget_stop
             self._to_stop[i] = stop - g.position if stop >= 0 else _FAR
@@ -77,6 +90,10 @@ class BatchSteps:
         if isinstance(tokens, torch.Tensor):
             tokens = tokens.cpu().numpy()
         tokens = np.asarray(tokens, dtype=np.int64)
+        if not self._frees:  # no row thinks (the tool phase): every active row is stepped
+            slow = self._busy_rows if not self._stale else self._rows()[0]
+            self._step(slow, tokens)
+            return slow
         free = self._free
         hit = self._watched.take(tokens, mode="clip")
         if self._budgets:  # (no row has a thinking budget: nothing to count down)
@@ -86,8 +103,12 @@ class BatchSteps:
         np.add(self._lag, free, out=self._lag)
         np.subtract(self._lag, hit, out=self._lag)  # a row that leaves counts its token itself
         slow = (self._busy | hit).nonzero()[0]
-        if not len(slow):
-            return slow
+        if len(slow):
+            self._step(slow, tokens)
+        return slow
+
+    def _step(self, slow: np.ndarray, tokens: np.ndarray) -> None:
+        """Feed the rows ``slow`` their tokens one by one."""
         grammars, lag = self.grammars, self._lag
         ids = tokens.tolist()
         for i in slow.tolist():
@@ -102,7 +123,14 @@ class BatchSteps:
                 lag[i] = 0
             g.accept_token(ids[i])
             self._update(i)
-        return slow
+
+    def _rows(self) -> tuple[np.ndarray, list[int]]:
+        """The rows stepped one by one, as an array and a list, read again where rows changed."""
+        if self._stale:
+            self._busy_rows = self._busy.nonzero()[0]
+            self._busy_list = self._busy_rows.tolist()
+            self._stale = False
+        return self._busy_rows, self._busy_list
 
     def finish(self, row: int) -> None:
         """Row ``row`` ended: it is neither stepped nor masked any more."""
@@ -124,12 +152,11 @@ class BatchSteps:
         grammars = self.grammars
         single: list[int] = []
         plain: list[int] = []
-        if self._busy.any():
-            for i in self._busy.nonzero()[0].tolist():
-                g = grammars[i]
-                if g.needs_bitmask:  # (a row whose stop ids alone are cleared is a thinking row: _eos)
-                    (plain if g.plain else single).append(i)
-        if self._eos.any():
+        for i in self._rows()[1]:
+            g = grammars[i]
+            if g.needs_bitmask:  # (a row whose stop ids alone are cleared is a thinking row: _eos)
+                (plain if g.plain else single).append(i)
+        if self._eos_rows:
             clear_ids(logits, self._eos.nonzero()[0], self._stop_ids)
         return self.masker.fill(grammars, single, plain, len(grammars))
 

@@ -456,53 +456,54 @@ class ReasonerGrammar:
         try:
             return self._fill(bitmask, index)
         except Exception as e:
-            self._fault_in_mask(e, bitmask[index])
+            self._fault_in_mask(e, bitmask.numpy()[index])
             return True
 
-    def _fault_in_mask(self, e: Exception, row: torch.Tensor) -> None:
+    def _fault_in_mask(self, e: Exception, words: np.ndarray) -> None:
         """A fault while masking: this request ends (the batch goes on), its row only the end."""
         log.exception("thinkgate: filling the bitmask failed; the request ends")
         self._fail(f"internal error while masking: {type(e).__name__}: {e}")
-        _only(row, self.grammar.stop_ids)
+        _only(words, self.grammar.stop_ids)
 
     def _fill(self, bitmask: torch.Tensor, index: int) -> bool:
         phase = self.phase
-        row = bitmask[index]
+        words = bitmask.numpy()[index]  # (numpy's view of the row: a tensor's costs more)
         if phase == Phase.THINKING:
             if not self.forcing_close:
                 return False
-            _only(row, (self._close,))
+            _only(words, (self._close,))
             return True
         if phase in (Phase.DONE, Phase.ERROR):
-            _only(row, self.grammar.stop_ids)
+            _only(words, self.grammar.stop_ids)
             return True
         if phase == Phase.CLOSING:
-            _only(row, (self.grammar.close_tail[self._tail],))
+            _only(words, (self.grammar.close_tail[self._tail],))
             return True
         if self._text is not None and self.forcing_close:
-            _only(row, (self.grammar.close_ids[self._text.forced],))
+            _only(words, (self.grammar.close_ids[self._text.forced],))
             return True
         forced = self._forced_answer if phase == Phase.CONSTRAINED else None
         if forced is not None:
-            _only(row, (forced,))
+            _only(words, (forced,))
             return True
         k = self._pending if phase == Phase.OPENING else 0
         # The held prefix of the open marker: the matcher's mask as if it had read it.
         fed = 0
         while fed < k and self._matcher.accept_token(self._open_ids[fed]):
             fed += 1
+        masked = False
         if fed == k:
-            self._matcher.fill_next_token_bitmask(bitmask, index)
+            # xgrammar's "need apply" says True only where it masked a token; its False is not
+            # trusted: it says so where only tokens it holds to be special are masked, and those
+            # (our poisoned control tokens) must stay masked. (A routed matcher says True always.)
+            masked = self._matcher.fill_next_token_bitmask(bitmask, index) is True and not self._routed
         else:
-            row.zero_()
+            words[:] = 0
         if fed:
             self._matcher.rollback(fed)
-        words = row.numpy()
         if self.grammar.no_controls is not None:
             words &= self.grammar.no_controls
-        # Not xgrammar's own "need apply" flag: it says False where only tokens it holds to be
-        # special are masked, and those (our poisoned control tokens) must stay masked.
-        need = bool((words != -1).any())
+        need = masked or bool((words != -1).any())
         if phase == Phase.OPENING:
             nxt = self._open_ids[k]
             words[nxt >> 5] |= np.int32(np.uint32(1 << (nxt & 31)).view(np.int32))
@@ -528,7 +529,7 @@ class ReasonerGrammar:
                 words &= self.grammar.no_controls
             return self._guard is not None and self._guard.restrict(words, multi=False)
         except Exception as e:
-            self._fault_in_mask(e, torch.from_numpy(words))
+            self._fault_in_mask(e, words)
             return False
 
     @property
@@ -541,12 +542,12 @@ class ReasonerGrammar:
         try:
             self._guard.restrict_multi(words, allowed)
         except Exception as e:
-            self._fault_in_mask(e, torch.from_numpy(words))
+            self._fault_in_mask(e, words)
 
     def dead_end(self, words: np.ndarray) -> None:
         """The guard left this row no token: the request ends, its row only the end."""
         self._fail("no token can continue the arguments within the schema's bounds")
-        _only(torch.from_numpy(words), self.grammar.stop_ids)
+        _only(words, self.grammar.stop_ids)
 
     @property
     def matcher(self) -> Optional[xgr.GrammarMatcher]:
@@ -582,12 +583,12 @@ class FailedRequest:
         return False
 
     def fill_bitmask(self, bitmask: torch.Tensor, index: int) -> bool:
-        _only(bitmask[index], self.stop_ids)
+        _only(bitmask.numpy()[index], self.stop_ids)
         return True
 
 
-def _only(row: torch.Tensor, ids: Iterable[int]) -> None:
-    row.zero_()
-    words = row.numpy()
+def _only(words: np.ndarray, ids: Iterable[int]) -> None:
+    """Set a bitmask row (its int32 words) to allow ``ids`` alone."""
+    words[:] = 0
     for i in ids:
         words[i >> 5] |= np.int32(np.uint32(1 << (i & 31)).view(np.int32))

@@ -71,8 +71,8 @@ class ToolCallLogitsProcessor(LogitsProcessor):
         self.stop_ids = sorted({i for g in self._grammars for i in g.stop_ids})
         self.requests: list[Optional[ReasonerGrammar]] = [None] * len(rows)
         n = len(rows)
-        self._finished = np.zeros(n, dtype=bool)
-        self._generated = np.zeros(n, dtype=np.int64)
+        self._active = np.ones(n, dtype=bool)  # rows not yet ended
+        self._calls = 0  # calls after the first: the tokens each active row has generated
         # a row at its own token limit may only end (no limit: never)
         self._limit = np.array([r.max_new_tokens - 1 if r.max_new_tokens is not None else np.iinfo(np.int64).max for r in rows], dtype=np.int64)
         self._limits = any(r.max_new_tokens is not None for r in rows)
@@ -110,10 +110,11 @@ class ToolCallLogitsProcessor(LogitsProcessor):
         else:
             # Every row at once: a thinking row costs a few numpy operations, not a Python step.
             last = (input_ids if input_ids.device.type == "cpu" else input_ids[:, -1:].cpu()).numpy()[:, -1]
-            active = ~self._finished
-            self._generated += active
+            self._calls += 1
+            active = self._active
             stepped = steps.accept(last)
-            ended = active & self._is_stop.take(last, mode="clip")
+            ended = self._is_stop.take(last, mode="clip")
+            ended &= active
             for i in stepped.tolist():
                 if self.requests[i].is_terminated():
                     ended[i] = True
@@ -123,17 +124,17 @@ class ToolCallLogitsProcessor(LogitsProcessor):
                     if stop_in_tail(self.tokenizer, tail, self.rows[i].stop):
                         self._stopped.add(i)
                         ended[i] = True
-            if ended.any():
+            if np.count_nonzero(ended):  # (numpy's any() of a small array costs several times more)
                 for i in np.flatnonzero(ended).tolist():
-                    self._finished[i] = True
+                    active[i] = False
                     steps.finish(i)
                     if self.on_finish is not None:
                         self.on_finish(i)
         steps.mask(scores)
         # A row at its own token limit may only end...
-        at_limit = np.flatnonzero(~self._finished & (self._generated >= self._limit)).tolist() if self._limits else []
+        at_limit = np.flatnonzero(self._active & (self._limit <= self._calls)).tolist() if self._limits else []
         if at_limit:
-            self._limited.update((i, int(self._generated[i])) for i in at_limit)
+            self._limited.update((i, self._calls) for i in at_limit)
         # ...and so may a row that wrote a stop string (it is cut there afterwards).
         forced = at_limit + sorted(self._stopped.difference(at_limit))
         if forced:
@@ -152,9 +153,9 @@ class ToolCallLogitsProcessor(LogitsProcessor):
             ids = sequences[i, self._prompt_width :].tolist()
             end = next((k for k, t in enumerate(ids) if t in self.stop_ids), None)
             req = self.requests[i]
-            if req is not None and not self._finished[i]:
+            if req is not None and self._active[i]:
                 # generate samples one token after the last call of the processor
-                req.accept_tokens(ids[self._generated[i] : len(ids) if end is None else end + 1])
+                req.accept_tokens(ids[self._calls : len(ids) if end is None else end + 1])
             body = ids if end is None else ids[:end]
             # An end the row's token limit forced is "length", whatever the grammar made of it,
             # unless it ends the answer the grammar forced into the room it kept for a call.
