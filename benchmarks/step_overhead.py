@@ -18,6 +18,9 @@
    ``Text("<think>")``): every thinking step masked by the grammar, B = 1, 8, 64.
 6. One row's fill by xgrammar along the realistic call: JSON with the whitespace bound in the
    grammar or in the guard, and three parameter formats with and without string lengths.
+7. The garbage collector's share of a long tool phase (30 calls a row, B = 8 and 64) in a process
+   holding half a million other objects, as a server does: ms per step in collections, the full
+   collections, and the objects each row keeps per token that a collection must walk.
 
     python benchmarks/step_overhead.py [--out benchmarks/results/step_overhead.json] [--quick]
 """
@@ -424,6 +427,54 @@ def compile_times(tok):
     return rows
 
 
+def gc_load(tok, batch_sizes, heap=500_000, calls=30):
+    """The tool phase over ``calls`` calls a row with the garbage collector on, in a process
+    holding ``heap`` more objects: what a request's per-token records cost the collections."""
+    import gc
+
+    V = vocabulary_for(tok).size
+    args = json.dumps({"origin": "ZRH", "destination": "NRT", "depart_at": "2025-03-01T10:00:00Z", "passengers": [{"name": "Ana Müller", "age": 31}], "cabin": "business", "notes": "window seat"})
+    ids = tok.encode(DEEPSEEK_R1.tools.section_text([("book_flight", args)] * calls), add_special_tokens=False) + [1]
+    grammar = compile_tool_grammar(tok, "deepseek_r1", REALISTIC, "required")
+    others = [(i, [i]) for i in range(heap)]  # a server's own objects, walked by every full collection
+    clock = {"in": 0.0, "full": 0}
+
+    def timer(phase, info):
+        if phase == "start":
+            clock["t0"] = time.perf_counter()
+        else:
+            clock["in"] += time.perf_counter() - clock["t0"]
+            clock["full"] += info["generation"] == 2
+
+    out = []
+    gc.callbacks.append(timer)
+    try:
+        for B in batch_sizes:
+            logits = torch.randn(B, V)
+            gc.collect()
+            clock.update({"in": 0.0, "full": 0})
+            tracked = len(gc.get_objects())
+            steps = BatchSteps([ReasonerGrammar(grammar, thinking=False) for _ in range(B)], V)
+            steps.fill(logits)
+            spent = 0.0
+            for t in ids[:-1]:
+                tokens = np.full(B, t, dtype=np.int64)
+                t0 = time.perf_counter()
+                steps.accept(tokens)
+                steps.fill(logits)
+                spent += time.perf_counter() - t0
+            n = len(ids) - 1
+            in_gc, full = clock["in"], clock["full"]
+            gc.collect()
+            kept = (len(gc.get_objects()) - tracked) / (B * n)
+            out.append({"batch": B, "steps": n, "step_ms": spent / n * 1e3, "gc_ms_per_step": in_gc / n * 1e3, "full_collections": full, "kept_per_row_token": kept})
+            del steps
+    finally:
+        gc.callbacks.remove(timer)
+        del others
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=os.path.join(HERE, "results", "step_overhead.json"))
@@ -448,6 +499,7 @@ def main() -> None:
         "apply_one_row": apply_row(tok),
         "fill_by_state": fill_by_state(tok),
         "compile": compile_times(tok),
+        "gc_load": gc_load(tok, (8,) if args.quick else (8, 64), calls=8 if args.quick else 30),
     }
 
     print(f"vocabulary (once per tokenizer): {vocab_s:.2f} s")
@@ -471,6 +523,9 @@ def main() -> None:
                 [("format", "format", ""), ("case", "case", ""), ("mean", "mean_us", ".1f"), ("p50", "p50_us", ".1f"), ("max", "max_us", ".0f")])
     print_table("compile, ms", results["compile"],
                 [("tools", "tools", ""), ("maxLength", "max_length_string", ""), ("cold", "cold_ms", ".1f"), ("cached", "cached_ms", ".2f")])
+    print_table("a long tool phase (30 calls a row) in a process of 500k more objects, the garbage collector on", results["gc_load"],
+                [B, ("steps", "steps", "d"), ("ms per step", "step_ms", ".3f"), ("of it in gc", "gc_ms_per_step", ".3f"), ("full collections", "full_collections", "d"),
+                 ("objects kept per row and token", "kept_per_row_token", ".2f")])
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w") as f:
         json.dump(results, f, indent=2)

@@ -1,5 +1,6 @@
 """ReasonerGrammar phases, budget, rollback and errors; the batch masker."""
 
+import gc
 from types import SimpleNamespace
 
 import numpy as np
@@ -111,6 +112,27 @@ def test_eos_only_where_the_grammar_may_end(tokenizer):
     assert _allowed(rg) == {1}
     assert rg.accept_token(1) and rg.is_terminated()
     assert not rg.accept_token(1) and "after the output ended" in rg.error
+
+
+def test_what_a_request_keeps_for_rollback_the_garbage_collector_stops_following(tokenizer):
+    """A request keeps an entry per token for rollback. The entries hold numbers, bytes and
+    strings only (the guard's stacks and schema nodes by index, kept once where they change), so
+    the collector untracks them: a full collection does not walk every token of every request a
+    process is serving."""
+    g = compile_tool_grammar(tokenizer, "deepseek_r1", REALISTIC, "required")
+    rg = ReasonerGrammar(g, thinking=True)
+    args = '{"origin": "ZRH", "destination": "NRT", "depart_at": "2025-03-01T10:00:00Z", "passengers": [{"name": "Ana", "age": 31}]}'
+    text = "Booking it.</think>" + g.format.tools.section_text([("book_flight", args)] * 3)
+    ids = tokenizer.encode(text, add_special_tokens=False)
+    assert rg.accept_tokens(ids) and rg.phase == Phase.CONSTRAINED
+    gc.collect()
+    kept = rg._entries + rg._guard._history
+    assert len(kept) > len(ids) and not [e for e in kept if gc.is_tracked(e)]
+    assert len(rg._guard._stacks) < len(rg._guard._history) / 2  # a stack kept where it changed
+    rg.rollback(len(ids) - 5)  # (what they hold restores the request: the rollback test below)
+    fresh = ReasonerGrammar(g, thinking=True)
+    assert fresh.accept_tokens(ids[:5])
+    assert rg._guard.cursor.state() == fresh._guard.cursor.state() and rg.phase == fresh.phase
 
 
 def test_rollback_restores_phase_matcher_and_guard(tokenizer):

@@ -261,6 +261,7 @@ class Cursor:
 
 _MAX_VERDICTS = 1 << 18
 _STATE = operator.attrgetter(*Cursor.__slots__)  # one C call per token, not one per slot
+_ATOMS = operator.attrgetter(*Cursor.__slots__[2:])  # all but the stack and the node: no containers
 
 
 @lru_cache(maxsize=4096)  # a schema's keys come again and again
@@ -514,7 +515,16 @@ class ArgumentsGuard:
         # No header is longer than its pattern (escapes only lengthen it) plus a call number's
         # digits: past that, what follows the trigger is no call (harmony: the final channel).
         self._max_header = max((len(p.encode()) for p in headers), default=0) + 8
+        # A token's entry (for rollback) holds only atoms: numbers, bytes, None. Its cursor's
+        # stack and node, which hold schema nodes and sets, are named by an index into _stacks
+        # and _nodes, where they are added only when they change. The garbage collector stops
+        # following a tuple of atoms at its first collection; an entry holding the stack would
+        # be walked by every full collection for as long as the request lives, and would bring
+        # those collections sooner (one comes each time a quarter more objects have been kept;
+        # it took 0.46 s in a process of 1.4M objects, see benchmarks/step_overhead.py).
         self._history: list[tuple] = []
+        self._stacks: list[tuple] = [()]
+        self._nodes: list[Optional[Node]] = [None]
         # between: calls are found by their "{" (from the start, or after call_begin: json_array)
         self._bare = between is not None
         self._between_bytes = frozenset(between or b"")
@@ -555,15 +565,23 @@ class ArgumentsGuard:
     def rollback(self, k: int) -> None:
         if k <= 0:
             return
-        mode, hbuf, tail, cursor_state, self.call_at, self.tool, self.call_tail, self._rbuf = self._history[-k]
+        entry = self._history[-k]  # the guard's eight, then the cursor's atoms (see accept)
+        mode, hbuf, tail, place, self.call_at, self.tool, self.call_tail, self._rbuf = entry[:8]
+        atoms = entry[8:]
         del self._history[-k:]
+        del self._stacks[place + 1 :], self._nodes[place + 1 :]
         self.mode, self._hbuf, self._tail = mode, hbuf, tail
-        self.cursor.restore(cursor_state)
+        self.cursor.restore((self._stacks[place], self._nodes[place]) + atoms)
 
     def accept(self, token_id: int, skip: int = 0) -> None:
         """Follow one token; ``skip``: its first bytes are not the guard's to read (the end of
         reasoning written as text, in the token that closes it)."""
-        self._history.append((self.mode, self._hbuf, self._tail, self.cursor.state(), self.call_at, self.tool, self.call_tail, self._rbuf))
+        c, stacks, nodes = self.cursor, self._stacks, self._nodes
+        if c.stack is not stacks[-1] or c.node is not nodes[-1]:
+            stacks.append(c.stack)
+            nodes.append(c.node)
+        # (one flat tuple: a tuple in a tuple may be left for a later collection to untrack)
+        self._history.append((self.mode, self._hbuf, self._tail, len(stacks) - 1, self.call_at, self.tool, self.call_tail, self._rbuf) + _ATOMS(c))
         if self._by_text:
             self._accept_text(token_id, self._token_bytes[token_id][skip:])
             return

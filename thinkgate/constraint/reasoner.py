@@ -50,6 +50,11 @@ class Phase(enum.IntEnum):
     CLOSING = 5  # harmony: <|start|>assistant forced after the analysis message's <|end|>
 
 
+# An entry names its phase by number: a tuple of numbers is one the garbage collector stops
+# following (an enum member is an object it follows), see ArgumentsGuard's history.
+_CONSTRAINED = int(Phase.CONSTRAINED)
+
+
 class ReasonerGrammar:
     """The constraint of one request. Feed it every sampled token with :meth:`accept_token`; ask
     :meth:`fill_bitmask` for the next token's mask when :attr:`needs_bitmask` says one is due.
@@ -231,7 +236,7 @@ class ReasonerGrammar:
         move to ``phase``. ``matched`` tokens went to the matcher, ``guarded`` (as many, unless
         said) to the guard."""
         guarded = matched if guarded is None else guarded
-        self._entries.append((self._pos, self.phase, self.error, matched, guarded, self._pending, self._tail, self._think_start, self._thought, self._text, self._answer_forced_from))
+        self._entries.append((self._pos, int(self.phase), self.error, matched, guarded, self._pending, self._tail, self._think_start, self._thought, self._text, self._answer_forced_from))
         self._pos += 1
         self.phase = phase
         if error is not None:
@@ -259,7 +264,7 @@ class ReasonerGrammar:
                 # _accept's CONSTRAINED branch with nothing forced, the flags unchanged unless done
                 if self._guard is not None:
                     self._guard.accept(token_id)
-                self._entries.append((self._pos, Phase.CONSTRAINED, self.error, 1, 1, self._pending, self._tail, self._think_start, self._thought, None, None))
+                self._entries.append((self._pos, _CONSTRAINED, self.error, 1, 1, self._pending, self._tail, self._think_start, self._thought, None, None))
                 self._pos += 1
                 # (a matcher ends only on a stop token: no call into xgrammar for the others)
                 if token_id in self._stops and self._matcher.is_terminated():
@@ -438,7 +443,8 @@ class ReasonerGrammar:
         matched = guarded = 0
         entries = self._entries
         while entries and entries[-1][0] >= target:
-            _, self.phase, self.error, fed, read, self._pending, self._tail, self._think_start, self._thought, self._text, self._answer_forced_from = entries.pop()
+            _, phase, self.error, fed, read, self._pending, self._tail, self._think_start, self._thought, self._text, self._answer_forced_from = entries.pop()
+            self.phase = Phase(phase)
             matched += fed
             guarded += read
         if matched:
