@@ -259,7 +259,7 @@ class Cursor:
         self.node = None
 
 
-_MAX_VERDICTS = 1 << 18
+_MAX_VERDICT_STATES = 1 << 14  # (each with at most a verdict per token of several quotes: a few dozen)
 _STATE = operator.attrgetter(*Cursor.__slots__)  # one C call per token, not one per slot
 _ATOMS = operator.attrgetter(*Cursor.__slots__[2:])  # all but the stack and the node: no containers
 
@@ -280,7 +280,7 @@ class MaskCache:
         self.token_bytes = token_bytes
         self._masks: dict[tuple, np.ndarray] = {}
         self._steps: dict[tuple, tuple] = {}
-        self._verdicts: dict[tuple, bool] = {}
+        self._verdicts: dict[tuple, dict[int, bool]] = {}
         # Per mask key: the tokens it leaves that close the arguments' JSON and may open another
         # after it (bare calls), whose whitespace only the step can judge. Empty for most keys.
         self.late: dict[tuple, tuple] = {}
@@ -415,22 +415,31 @@ class MaskCache:
             self._brace_ids = np.unique(np.searchsorted(ends, at, side="right")).tolist()
         return self._brace_ids
 
-    def breaks(self, state: tuple, cursor: Cursor, token: int) -> bool:
-        """Whether a token of several quotes breaks a rule read from ``cursor`` (whose state is
-        ``state``): a verdict remembered by state, since a batch's rows and a schema's calls
-        pass the same states again and again."""
-        key = (state, token)
-        bad = self._verdicts.get(key)
-        if bad is None:
-            if len(self._verdicts) >= _MAX_VERDICTS:
+    def verdicts(self, state: tuple) -> dict[int, bool]:
+        """Whether each token of several quotes breaks a rule at a cursor whose state is
+        ``state`` (see :meth:`ArgumentsGuard.restrict_multi`), by token, filled in by
+        :meth:`breaks` as tokens come: remembered by state, since a batch's rows and a schema's
+        calls pass the same states again and again (the state, a tuple holding the stack, is
+        hashed once a row rather than once a token)."""
+        found = self._verdicts.get(state)
+        if found is None:
+            if len(self._verdicts) >= _MAX_VERDICT_STATES:
                 self._verdicts.clear()
-            bad = self._verdicts[key] = cursor.copy().read(self.token_bytes[token], check=True) < 0
-        return bad
+            found = self._verdicts[state] = {}
+        return found
+
+    def breaks(self, cursor: Cursor, token: int) -> bool:
+        """Whether ``token`` breaks a rule read from ``cursor`` (a token of several quotes)."""
+        return cursor.copy().read(self.token_bytes[token], check=True) < 0
 
     def multi_allowed_rows(self, words: np.ndarray, rows: list[int]) -> list[tuple[int, np.ndarray]]:
         """:meth:`multi_allowed` for several rows of a bitmask at once: ``(row, its tokens)``
         for the rows that allow any."""
-        hits = (words[np.asarray(rows)[:, None], self._multi_word] & self._multi_mask) != 0
+        first, last = rows[0], rows[-1]
+        if last - first + 1 == len(rows):  # a block of rows: a take along its words, half the cost
+            hits = (words[first : last + 1].take(self._multi_word, axis=1) & self._multi_mask) != 0
+        else:
+            hits = (words[np.asarray(rows)[:, None], self._multi_word] & self._multi_mask) != 0
         return [(rows[r], self.multi_quote[hits[r]]) for r in np.flatnonzero(hits.any(axis=1)).tolist()]
 
     def multi_allowed(self, row: np.ndarray) -> np.ndarray:
@@ -774,8 +783,12 @@ class ArgumentsGuard:
         # it may begin a surrogate
         state = (c.stack, c.node, c.in_string, c.esc, c.hexbuf, c.pending_high, room, need, c.keybuf, c.last_byte == 0xED, c.done, c.check_keys, c.capture, c.ws, c.max_ws)
         cache = self._cache
+        verdicts = cache.verdicts(state)
         for i in allowed.tolist():
-            if cache.breaks(state, c, i):
+            bad = verdicts.get(i)
+            if bad is None:
+                bad = verdicts[i] = cache.breaks(c, i)
+            if bad:
                 row[i >> 5] &= ~np.int32(np.uint32(1 << (i & 31)).view(np.int32))
 
     def _room_need(self, c: Cursor) -> tuple[Optional[int], Optional[int]]:
