@@ -91,7 +91,7 @@ class BatchSteps:
             tokens = tokens.cpu().numpy()
         tokens = np.asarray(tokens, dtype=np.int64)
         if not self._frees:  # no row thinks (the tool phase): every active row is stepped
-            slow = self._busy_rows if not self._stale else self._rows()[0]
+            slow = self._rows()[0]
             self._step(slow, tokens)
             return slow
         free = self._free
