@@ -10,8 +10,9 @@ by the request id, and is dropped when the request finishes. A request opts in w
 ``thinking``, ``thinking_budget``, ``strict``, ``response_format`` (OpenAI's: the answer after
 thinking held to JSON after the thinking thinkgate follows; not SGLang's own ``response_format``
 as well, or two grammars apply). Start the server with ``--enable-custom-logit-processor`` and
-``--disable-overlap-schedule`` (with the overlap scheduler ``req.output_ids`` can be a token behind
-when the processor runs).
+``--disable-overlap-schedule``: a verify step of speculative decoding that hands the processor
+several rows of one request, or a step run before the request's last token is recorded (the
+overlap scheduler), ends that request with an error naming the setting.
 
 Detectors. ``register()`` adds ``thinkgate_<format>`` to SGLang's ``FunctionCallParser``
 registry (also run from the ``sglang.srt.plugins`` entry point, so ``--tool-call-parser
@@ -26,7 +27,8 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections import OrderedDict
+from collections import Counter, OrderedDict
+from http import HTTPStatus
 from typing import Any, Optional
 
 import torch
@@ -90,32 +92,15 @@ class ThinkgateLogitProcessor(CustomLogitProcessor):
             return logits
         state = _REQUESTS
         rows: list[Optional[ReasonerGrammar]] = [None] * logits.shape[0]
+        asking = [_asking(params) for params in custom_param_list[: len(rows)]]
+        verifying = {rid for rid, n in Counter(str(req.rid) for req in asking if req is not None).items() if n > 1}
         vocab = 0
         with state.lock:
-            for i, params in enumerate(custom_param_list):
-                if not params or OPTION_KEY not in params or i >= len(rows):
+            for i, req in enumerate(asking):
+                if req is None:
                     continue
-                req = params.get("__req__")
-                if req is None:  # SGLang always sends it; without it no request can be followed
-                    log.error("thinkgate: custom_params without SGLang's '__req__'; the row is left unconstrained")
-                    continue
-                rid = str(req.rid)
-                entry = state.grammars.get(rid)
-                if entry is None:
-                    grammar = _request_grammar(state, params, req, logits.shape[-1])
-                    if grammar is None:
-                        continue
-                    entry = state.grammars[rid] = (grammar, [0])
-                    while len(state.grammars) > _MAX_TRACKED:
-                        state.grammars.popitem(last=False)
-                grammar, seen = entry
-                out = req.output_ids
-                for t in list(out[seen[0] :]):
-                    grammar.accept_token(int(t))
-                seen[0] = len(out)
-                finished = getattr(req, "finished", None)
-                if callable(finished) and finished():
-                    state.grammars.pop(rid, None)
+                grammar = _row(state, custom_param_list[i], req, logits.shape[-1], verifying)
+                if grammar is None:
                     continue
                 rows[i] = grammar
                 vocab = max(vocab, grammar.grammar.vocab.size if isinstance(grammar, ReasonerGrammar) else logits.shape[-1])
@@ -125,6 +110,88 @@ class ThinkgateLogitProcessor(CustomLogitProcessor):
                     masker = state.maskers[vocab] = BatchMasker(vocab)
                 masker(rows, logits)
         return logits
+
+
+def _asking(params: Any) -> Any:
+    """The SGLang request of a row that asks for thinkgate, or None."""
+    if not params or OPTION_KEY not in params:
+        return None
+    req = params.get("__req__")
+    if req is None:  # SGLang always sends it; without it no request can be followed
+        log.error("thinkgate: custom_params without SGLang's '__req__'; the row is left unconstrained")
+    return req
+
+
+# SGLang's verify of drafted tokens (DFlash, DSpark) hands a processor one row per drafted
+# position, each with the same request and its committed tokens only; the overlap scheduler runs
+# it before the previous step's token is recorded. Masks from such rows would not be the
+# request's: the request ends with this error instead (start-up and admission refuse both
+# settings; this holds wherever a request slips past them).
+_SEVERAL_ROWS = "SGLang handed the logit processor several rows of this request in one step (a speculative verify) without the drafted tokens, so no row's mask would be the request's; serve thinkgate's processor without --speculative-algorithm"
+_BEHIND = "SGLang ran the logit processor before recording this request's previous token (the overlap scheduler), so its mask would be a token behind; start the server with --disable-overlap-schedule"
+
+
+def _row(state: _Requests, params: dict, req: Any, width: int, verifying: set) -> Optional[ReasonerGrammar | FailedRequest]:
+    """The constraint of one row: the request's, brought up to the tokens SGLang has recorded
+    for it, or one that may only end when the row's mask could not be the request's."""
+    rid = str(req.rid)
+    grammar = _follow(state, params, req, width)
+    if grammar is None:
+        return None
+    finished = getattr(req, "finished", None)
+    if callable(finished) and finished():
+        state.grammars.pop(rid, None)
+        return None
+    if rid in verifying:
+        return _end(state, rid, req, grammar, _SEVERAL_ROWS)
+    if _behind(req):
+        return _end(state, rid, req, grammar, _BEHIND)
+    return grammar
+
+
+def _follow(state: _Requests, params: dict, req: Any, width: int) -> Optional[ReasonerGrammar | FailedRequest]:
+    rid = str(req.rid)
+    out = req.output_ids
+    entry = state.grammars.get(rid)
+    if entry is None or len(out) < entry[1][0]:  # new, or retracted and started over without its tokens
+        grammar = _request_grammar(state, params, req, width)
+        if grammar is None:
+            return None
+        entry = state.grammars[rid] = (grammar, [0])
+        while len(state.grammars) > _MAX_TRACKED:
+            state.grammars.popitem(last=False)
+    grammar, seen = entry
+    for t in list(out[seen[0] :]):
+        grammar.accept_token(int(t))
+    seen[0] = len(out)
+    return grammar
+
+
+def _behind(req: Any) -> bool:
+    """SGLang counts a decode step in ``decode_batch_idx`` before it runs and records its token
+    after; run in step, a request has at least as many tokens as decode steps."""
+    steps = getattr(req, "decode_batch_idx", None)
+    return isinstance(steps, int) and len(req.output_ids) < steps
+
+
+def _end(state: _Requests, rid: str, req: Any, grammar: ReasonerGrammar | FailedRequest, why: str) -> FailedRequest:
+    if isinstance(grammar, FailedRequest):  # ended already, and said why
+        return grammar
+    log.error("thinkgate: request %s ended: %s", rid, why)
+    failed = FailedRequest(grammar.grammar.vocab.stop_token_ids, why)
+    state.grammars[rid] = (failed, state.grammars[rid][1])
+    _abort(req, why)
+    return failed
+
+
+def _abort(req: Any, why: str) -> None:
+    """Have SGLang finish the request with this error at its next step (the client gets a 400),
+    as SGLang does when its own grammar rejects a token."""
+    try:
+        from sglang.srt.managers.schedule_batch import FINISH_ABORT
+    except ImportError:  # SGLang's serving modules are not importable here: the row still ends at a stop token
+        return
+    req.to_finish = FINISH_ABORT(f"thinkgate: {why}", HTTPStatus.BAD_REQUEST, "BadRequestError")
 
 
 def _request_grammar(state: _Requests, params: dict, req: Any, width: int) -> Optional[ReasonerGrammar | FailedRequest]:
@@ -143,6 +210,7 @@ def _request_grammar(state: _Requests, params: dict, req: Any, width: int) -> Op
         return ReasonerGrammar(compiled, prompt_token_ids=list(req.origin_input_ids), thinking=opts.thinking, thinking_budget=opts.thinking_budget, max_tokens=limit)
     except Exception as e:
         log.error("thinkgate: a request's grammar failed (%s); the request is ended", e)
+        _abort(req, f"the request's grammar failed ({type(e).__name__}: {e})")
         try:
             stops = vocabulary_for(tok, max(width, len(tok))).stop_token_ids
         except Exception:
