@@ -1,30 +1,44 @@
 """Issue 33, point 3: SGLang never leaves a request that asks for thinkgate silently unconstrained.
 
-Driven with SGLang's real processor serialisation and ``apply_custom_logit_processor`` itself,
-compiled from SGLang's source because its module needs torchvision, which this environment lacks
-(so does ``schedule_batch``, whose ``FINISH_ABORT`` a stand-in records)."""
+Driven with SGLang's real classes: ``ServerArgs`` (raw, with resolution's declarations where
+resolution decides a setting), the speculative-algorithm enum and its aliases, the plugin hook
+registry, processor serialisation, and ``apply_custom_logit_processor`` itself, compiled from
+SGLang's source because its module needs torchvision, which this environment lacks (so does
+``schedule_batch``, whose ``FINISH_ABORT`` a stand-in records)."""
 
 import ast
 import importlib.util
+import json
 import logging
 import sys
 import types
 import weakref
 from array import array
+from types import SimpleNamespace
 
 import pytest
 import torch
-from sglang.srt.sampling.custom_logit_processor import CustomLogitProcessor
+from sglang.srt.arg_groups.model_override_base import resolving_view
+from sglang.srt.arg_groups.overrides import declare_resolution
+from sglang.srt.plugins.hook_registry import HookRegistry, HookType
+from sglang.srt.sampling.custom_logit_processor import CustomLogitProcessor, DisallowedTokensLogitsProcessor
 from sglang.srt.sampling.sampling_batch_info import ProcessorEntry, SamplingBatchInfo
+from sglang.srt.server_args import ServerArgs
+from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
+from sglang.srt.speculative.spec_registry import _RESERVED_ALIASES
 
 import thinkgate.integrations.sglang as plugin
 from schemas import GET_WEATHER, SET_ALARM
 from thinkgate.demo import build_tiny_model
-from thinkgate.integrations.sglang import ThinkgateLogitProcessor, custom_params
+from thinkgate.integrations.sglang import ThinkgateLogitProcessor, check_request, check_server_args, custom_params, processor_skip_reason
 
 TOOLS = [GET_WEATHER, SET_ALARM]
 VOCAB = 129280
 EOS = 1
+
+# Every algorithm SGLang 0.5.23 accepts by name, read from SGLang so that a new one shows up here.
+ALGORITHMS = sorted({a.name for a in SpeculativeAlgorithm if a is not SpeculativeAlgorithm.NONE} | _RESERVED_ALIASES)
+EFFECT = {"DFLASH": "once per drafted position", "DSPARK": "once per drafted position", "UNO": "refuses custom logit processors"}
 
 
 @pytest.fixture(scope="module")
@@ -36,6 +50,147 @@ def model_dir(tmp_path_factory):
 def asking(model_dir):
     """The custom_params of a request that asks for thinkgate, as a client builds them."""
     return custom_params("deepseek_v3_1", model_dir, TOOLS, "required")
+
+
+def _server(**settings):
+    """A server set up for thinkgate as the module docstring says: its processor and parser on,
+    the overlap scheduler off."""
+    base = {"model_path": "dummy", "enable_custom_logit_processor": True, "disable_overlap_schedule": True, "tool_call_parser": "thinkgate_deepseek_v3_1"}
+    return ServerArgs(**{**base, **settings})
+
+
+def _request(params, processor=ThinkgateLogitProcessor.to_str(), **sampling):
+    """What ``TokenizerManager._validate_one_request`` is given for one request (a single
+    ``GenerateReqInput``: its sampling_params dict and its custom_logit_processor string)."""
+    return SimpleNamespace(sampling_params={"max_new_tokens": 64, "custom_params": dict(params), **sampling}, custom_logit_processor=processor)
+
+
+def _refusal(call, *args):
+    with pytest.raises(ValueError) as caught:
+        call(*args)
+    message = str(caught.value)
+    assert message.startswith("thinkgate: ") and "\n" not in message
+    return message
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS + ["MY_PLUGIN_SPEC"])
+def test_every_speculative_algorithm_is_refused_by_name(algorithm, asking):
+    server = _server(speculative_algorithm=algorithm)
+    started = _refusal(check_server_args, server)
+    assert started.startswith(f"thinkgate: --speculative-algorithm {algorithm}: ")
+    effect = EFFECT.get(algorithm, "never calls custom logit processors" if algorithm != "MY_PLUGIN_SPEC" else "has not checked")
+    assert effect in started
+    assert "drop --speculative-algorithm" in started and "SGLang's own structured outputs" in started
+    assert _refusal(check_request, server, _request(asking)) == started
+
+
+def test_the_refusal_names_the_algorithm_given_where_resolution_renames_it(asking):
+    """NEXTN resolves to EAGLE (or FROZEN_KV_MTP): the line names what the operator wrote; a
+    resolution that turns speculative decoding off (auxiliary hidden-state capture) leaves
+    nothing to refuse."""
+    server = _server(speculative_algorithm="NEXTN")
+    declare_resolution(server, "handle_speculative_decoding", speculative_algorithm="FROZEN_KV_MTP")
+    assert "--speculative-algorithm NEXTN: SGLang's verify (eagle_sample) never calls" in _refusal(check_server_args, server)
+    captured = _server(speculative_algorithm="EAGLE3")
+    declare_resolution(captured, "_handle_aux_hidden_state_capture", speculative_algorithm=None)
+    assert processor_skip_reason(captured) is None
+    check_request(captured, _request(asking))
+
+
+def test_the_plain_configuration_changes_nothing(asking, caplog):
+    """No speculative decoding, the overlap scheduler off: thinkgate's processor runs at every
+    step, so nothing is refused and nothing is logged; a server without custom logit
+    processors is SGLang's to refuse (whatever its speculative algorithm), and a request that does
+    not ask for thinkgate is none of thinkgate's business."""
+    caplog.set_level(logging.DEBUG, logger="thinkgate")
+    server = _server()
+    assert processor_skip_reason(server) is None
+    check_server_args(server)
+    check_request(server, _request(asking))
+    for quiet in (ServerArgs(model_path="dummy"), ServerArgs(model_path="dummy", speculative_algorithm="EAGLE3", tool_call_parser="thinkgate_deepseek_r1")):
+        check_server_args(quiet)
+    eagle = _server(speculative_algorithm="EAGLE3")
+    check_request(eagle, _request({"thinking_budget": 5}, processor=None))
+    check_request(eagle, SimpleNamespace(sampling_params={"max_new_tokens": 5}, custom_logit_processor=None))
+    assert not caplog.records
+
+
+def test_the_overlap_scheduler_is_refused_unless_sglang_records_tokens_first(asking, monkeypatch):
+    """The overlap scheduler samples a step before recording the last one's token. Refused,
+    unless SGLANG_ENABLE_DELAY_SAMPLE defers sampling, resolution turns overlap off (as it does
+    for pipeline parallelism), or the server is a disaggregated prefill server (one token, from
+    the prompt); a disaggregated decode server overlaps like any other."""
+    monkeypatch.delenv("SGLANG_ENABLE_DELAY_SAMPLE", raising=False)
+    overlapping = _server(disable_overlap_schedule=False)
+    message = _refusal(check_server_args, overlapping)
+    assert message.startswith("thinkgate: the overlap scheduler (on unless --disable-overlap-schedule): ") and "add --disable-overlap-schedule" in message
+    assert _refusal(check_request, overlapping, _request(asking)) == message
+    assert _refusal(check_server_args, _server(disable_overlap_schedule=False, disaggregation_mode="decode")) == message
+    assert processor_skip_reason(_server(disable_overlap_schedule=False, disaggregation_mode="prefill")) is None
+    pipeline = _server(disable_overlap_schedule=False, pp_size=2)
+    declare_resolution(pipeline, "_pipeline_parallel_overlap_disable", disable_overlap_schedule=True)
+    assert resolving_view(pipeline).disable_overlap_schedule and processor_skip_reason(pipeline) is None
+    monkeypatch.setenv("SGLANG_ENABLE_DELAY_SAMPLE", "1")
+    assert processor_skip_reason(overlapping) is None
+
+
+@pytest.mark.parametrize(
+    ("settings", "named"),
+    [({"dllm_algorithm": "LowConfidence"}, "--dllm-algorithm LowConfidence: "), ({"sampling_backend": "my_sampler"}, "--sampling-backend my_sampler: ")],
+)
+def test_diffusion_decoding_and_a_plugin_sampler_are_refused_by_name(settings, named, asking):
+    server = _server(**settings)
+    assert _refusal(check_server_args, server).startswith("thinkgate: " + named)
+    assert _refusal(check_request, server, _request(asking)).startswith("thinkgate: " + named)
+    assert processor_skip_reason(_server(sampling_backend="pytorch")) is None
+
+
+def test_a_server_not_set_up_for_thinkgate_starts_and_says_what_it_will_refuse(asking, caplog):
+    """Custom logit processors on for another use, no thinkgate parser: SGLang's settings are
+    the operator's; one warning line, then every request that asks for thinkgate is refused."""
+    caplog.set_level(logging.WARNING, logger="thinkgate")
+    server = _server(tool_call_parser=None, speculative_algorithm="EAGLE3")
+    check_server_args(server)
+    [record] = caplog.records
+    assert record.getMessage().startswith("thinkgate: --speculative-algorithm EAGLE3: ") and record.getMessage().endswith("(requests that ask for thinkgate will be refused)")
+    assert "--speculative-algorithm EAGLE3" in _refusal(check_request, server, _request(asking))
+    with pytest.raises(ValueError, match="--speculative-algorithm EAGLE3"):
+        check_server_args(_server(tool_call_parser=None, reasoning_parser="thinkgate_deepseek_r1", speculative_algorithm="EAGLE3"))
+
+
+def test_a_request_asking_for_thinkgate_without_its_processor_is_refused(asking):
+    """custom_params alone constrain nothing: the request must name thinkgate's processor.
+    Beam search ranks beams on logits copied before any processor runs."""
+    server = _server()
+    assert "names no custom_logit_processor" in _refusal(check_request, server, _request(asking, processor=None))
+    assert "is DisallowedTokensLogitsProcessor, not ThinkgateLogitProcessor" in _refusal(check_request, server, _request(asking, processor=DisallowedTokensLogitsProcessor.to_str()))
+    assert "cannot be loaded" in _refusal(check_request, server, _request(asking, processor=json.dumps({"callable": "00"})))
+    assert "beam search (beam_width 4)" in _refusal(check_request, server, _request(asking, beam_width=4))
+    check_request(server, _request(asking, beam_width=1))
+
+
+def test_register_installs_the_checks_as_sglang_plugin_hooks(asking, monkeypatch):
+    """register() (SGLang's plugin entry point) hooks thinkgate's checks after SGLang's own
+    ServerArgs.check_server_args and TokenizerManager._validate_one_request, once however often
+    it runs; applied, the start-up hook refuses EAGLE3 through ServerArgs itself."""
+    monkeypatch.setattr(HookRegistry, "_hooks", type(HookRegistry._hooks)(list))
+    monkeypatch.setattr(HookRegistry, "_patched", set())
+    monkeypatch.setattr(ServerArgs, "check_server_args", lambda self: None)  # SGLang's own checks need a resolved model
+    plugin.register()
+    plugin.register()
+    assert {target: [(kind, hook) for kind, hook, _ in hooks] for target, hooks in HookRegistry._hooks.items()} == {target: [(HookType.AFTER, hook)] for target, hook in plugin.HOOKS}
+    admission = HookRegistry._hooks.pop("sglang.srt.managers.tokenizer_manager.TokenizerManager._validate_one_request")[0][1]
+    HookRegistry.apply_hooks()
+    with pytest.raises(ValueError, match="^thinkgate: --speculative-algorithm EAGLE3: "):
+        _server(speculative_algorithm="EAGLE3").check_server_args()
+    _server().check_server_args()
+    tokenizer_manager = SimpleNamespace(server_args=_server(speculative_algorithm="NGRAM"))
+    with pytest.raises(ValueError, match="^thinkgate: --speculative-algorithm NGRAM: "):
+        admission(None, tokenizer_manager, _request(asking), [0, 5])
+    admission(None, SimpleNamespace(server_args=_server()), _request(asking), [0, 5])
+
+
+# The processor itself, where a request slips past both checks.
 
 
 class Req:

@@ -10,9 +10,15 @@ by the request id, and is dropped when the request finishes. A request opts in w
 ``thinking``, ``thinking_budget``, ``strict``, ``response_format`` (OpenAI's: the answer after
 thinking held to JSON after the thinking thinkgate follows; not SGLang's own ``response_format``
 as well, or two grammars apply). Start the server with ``--enable-custom-logit-processor`` and
-``--disable-overlap-schedule``: a verify step of speculative decoding that hands the processor
-several rows of one request, or a step run before the request's last token is recorded (the
-overlap scheduler), ends that request with an error naming the setting.
+``--disable-overlap-schedule``.
+
+Where SGLang would not run the processor on every step with the request's tokens up to date
+(speculative decoding of any algorithm, the overlap scheduler, diffusion decoding, a plugin's
+sampler, beam search), a request that asks for thinkgate is refused with a 400 naming the
+setting, and a server started for thinkgate (a ``thinkgate_*`` parser and custom logit
+processors on) refuses to start: see :func:`processor_skip_reason`. SGLang's own grammar backend
+is not used in its place: thinkgate's structural tag does not hold everything the processor holds
+(thinking budgets, calls that always finish within ``max_tokens``, the run-time guard).
 
 Detectors. ``register()`` adds ``thinkgate_<format>`` to SGLang's ``FunctionCallParser``
 registry (also run from the ``sglang.srt.plugins`` entry point, so ``--tool-call-parser
@@ -228,6 +234,168 @@ def custom_params(format: str, tokenizer_path: str, tools: Any = None, tool_choi
     return {OPTION_KEY: json.dumps(data, ensure_ascii=False)}
 
 
+# Where SGLang 0.5.23 would not run thinkgate's processor on every step with each request's
+# tokens up to date. Each rule reads SGLang's resolved settings and returns the one at fault,
+# what it does to the processor and the way out; the source each rests on is in the rule.
+
+_VERIFY_WITHOUT_PROCESSORS = frozenset({"EAGLE", "EAGLE3", "NEXTN", "FROZEN_KV_MTP", "STANDALONE", "NGRAM"})
+_VERIFY_ROW_PER_DRAFT = frozenset({"DFLASH", "DSPARK"})
+
+
+def _speculative(server_args: Any, cfg: Any) -> Optional[str]:
+    """EAGLE, EAGLE3, NEXTN, FROZEN_KV_MTP, STANDALONE and NGRAM verify drafts in
+    ``speculative/eagle_utils.py:eagle_sample``, which applies penalties, logit bias and SGLang's
+    grammar mask but no custom logit processor. DFlash and DSpark call them
+    (``speculative/dflash_utils.py:apply_dflash_verify_logits_adjustments``) through
+    ``layers/sampler.py:apply_custom_logit_processor(num_tokens_in_batch=k)``: one row per
+    drafted position, each with the same request and without the drafted tokens. UNO refuses
+    requests with a processor (``speculative/uno_validation.py``)."""
+    algorithm = cfg.speculative_algorithm
+    if algorithm is None:
+        return None
+    kind = str(algorithm).upper()
+    if kind in _VERIFY_WITHOUT_PROCESSORS:
+        effect = "SGLang's verify (eagle_sample) never calls custom logit processors, so thinkgate's processor would constrain nothing"
+    elif kind in _VERIFY_ROW_PER_DRAFT:
+        effect = "SGLang's verify calls custom logit processors once per drafted position without the drafted tokens, so thinkgate could not mask the drafted positions"
+    elif kind == "UNO":
+        effect = "SGLang refuses custom logit processors under it"
+    else:
+        effect = "thinkgate has not checked that this algorithm calls custom logit processors at every drafted position"
+    return f"--speculative-algorithm {server_args.speculative_algorithm or algorithm}: {effect}; drop --speculative-algorithm to use thinkgate's processor"
+
+
+def _diffusion(server_args: Any, cfg: Any) -> Optional[str]:
+    """A diffusion LLM (``dllm/``) fills many positions a step; thinkgate follows one token at a time."""
+    if cfg.dllm_algorithm is None:
+        return None
+    return f"--dllm-algorithm {cfg.dllm_algorithm}: diffusion decoding fills many positions a step, which thinkgate's processor cannot follow; drop --dllm-algorithm to use it"
+
+
+def _sampler(server_args: Any, cfg: Any) -> Optional[str]:
+    """SGLang's own backends all sample through ``layers/sampler.py:Sampler.forward``, whose
+    ``_preprocess_logits`` calls the processors; a plugin's sampler
+    (``register_sampler_backend``) may override that."""
+    from sglang.srt.arg_groups.choices import BUILT_IN_SAMPLING_BACKENDS
+
+    backend = cfg.sampling_backend
+    if backend is None or backend in BUILT_IN_SAMPLING_BACKENDS:
+        return None
+    return f"--sampling-backend {backend}: a plugin's sampler, which may not call custom logit processors; use one of SGLang's own ({', '.join(sorted(BUILT_IN_SAMPLING_BACKENDS))}) with thinkgate's processor"
+
+
+def _overlap(server_args: Any, cfg: Any) -> Optional[str]:
+    """``managers/scheduler.py:event_loop_overlap`` launches a step (``run_batch``, which samples
+    at once in ``managers/tp_worker.py:forward_batch_generation`` unless the batch has a grammar
+    or ``SGLANG_ENABLE_DELAY_SAMPLE`` is set) before ``process_batch_result`` appends the last
+    step's token to ``req.output_ids``. A disaggregated prefill server samples only the first
+    token, from the prompt, so it is unaffected."""
+    from sglang.srt.environ import envs
+
+    if cfg.disable_overlap_schedule or cfg.disaggregation_mode == "prefill" or envs.SGLANG_ENABLE_DELAY_SAMPLE.get():
+        return None
+    return "the overlap scheduler (on unless --disable-overlap-schedule): it runs custom logit processors before a request's previous token is recorded, so thinkgate's masks would be a token behind; add --disable-overlap-schedule (or set SGLANG_ENABLE_DELAY_SAMPLE=1)"
+
+
+_RULES = (_speculative, _diffusion, _sampler, _overlap)
+
+
+def processor_skip_reason(server_args: Any) -> Optional[str]:
+    """Why SGLang, so configured, would skip thinkgate's processor or run it on a stale token
+    history, as one line naming the setting and the choices; None where it runs it at every
+    step with each request's tokens up to date (the plain scheduler, pipeline parallelism,
+    disaggregated prefill and decode, PD multiplexing)."""
+    from sglang.srt.arg_groups.model_override_base import resolving_view
+
+    cfg = resolving_view(server_args)
+    for rule in _RULES:
+        reason = rule(server_args, cfg)
+        if reason is not None:
+            return f"thinkgate: {reason}, or leave thinkgate's processor out and use SGLang's own structured outputs"
+    return None
+
+
+def _set_up_for_thinkgate(cfg: Any) -> bool:
+    return any(str(getattr(cfg, name, None) or "").startswith("thinkgate_") for name in ("tool_call_parser", "reasoning_parser"))
+
+
+def check_server_args(server_args: Any) -> None:
+    """At start-up, after SGLang's own checks: a server set up for thinkgate (custom logit
+    processors on and a ``thinkgate_*`` parser) where SGLang would not run the processor does
+    not start. With custom logit processors on for another use, one warning line says so, and
+    :func:`check_request` refuses the requests that ask for thinkgate."""
+    from sglang.srt.arg_groups.model_override_base import resolving_view
+
+    cfg = resolving_view(server_args)
+    if not cfg.enable_custom_logit_processor:
+        return  # SGLang refuses every request that names a processor
+    reason = processor_skip_reason(server_args)
+    if reason is None:
+        return
+    if _set_up_for_thinkgate(cfg):
+        raise ValueError(reason)
+    log.warning("%s (requests that ask for thinkgate will be refused)", reason)
+
+
+def check_request(server_args: Any, obj: Any) -> None:
+    """At admission (SGLang's ``TokenizerManager._validate_one_request``): a request whose
+    ``custom_params`` ask for thinkgate is refused with a ValueError, SGLang's 400, wherever
+    thinkgate's processor would not constrain it."""
+    params = getattr(obj, "sampling_params", None)
+    custom = params.get("custom_params") if isinstance(params, dict) else None
+    if not isinstance(custom, dict) or OPTION_KEY not in custom:
+        return
+    reason = _processor_named(getattr(obj, "custom_logit_processor", None)) or _beams(params) or processor_skip_reason(server_args)
+    if reason is not None:
+        raise ValueError(reason)
+
+
+def _processor_named(serialized: Any) -> Optional[str]:
+    """thinkgate's custom_params do nothing unless the request names thinkgate's processor."""
+    if not isinstance(serialized, str) or not serialized:
+        return "thinkgate: custom_params ask for thinkgate, but the request names no custom_logit_processor, so nothing would constrain it; send ThinkgateLogitProcessor.to_str() as its custom_logit_processor"
+    try:
+        processor = CustomLogitProcessor.from_str(serialized)
+    except Exception as e:
+        return f"thinkgate: custom_params ask for thinkgate, but the request's custom_logit_processor cannot be loaded ({type(e).__name__}: {e})"
+    if not isinstance(processor, ThinkgateLogitProcessor):
+        return f"thinkgate: custom_params ask for thinkgate, but the request's custom_logit_processor is {type(processor).__name__}, not ThinkgateLogitProcessor"
+    return None
+
+
+def _beams(params: dict) -> Optional[str]:
+    """Beam search ranks its beams on logits copied before sampling
+    (``beam_search/logits_capture.py:capture_pre_sample_logits``), so no processor shapes them."""
+    width = params.get("beam_width") or 1
+    if width <= 1:
+        return None
+    return f"thinkgate: beam search (beam_width {width}) ranks beams on logits taken before custom logit processors run, so thinkgate's would constrain nothing; leave beam_width out to use it"
+
+
+def _after_check_server_args(result: Any, server_args: Any, *args: Any, **kwargs: Any) -> None:
+    check_server_args(server_args)
+
+
+def _after_validate_one_request(result: Any, tokenizer_manager: Any, obj: Any, *args: Any, **kwargs: Any) -> None:
+    check_request(tokenizer_manager.server_args, obj)
+
+
+HOOKS = (
+    ("sglang.srt.server_args.ServerArgs.check_server_args", _after_check_server_args),
+    ("sglang.srt.managers.tokenizer_manager.TokenizerManager._validate_one_request", _after_validate_one_request),
+)
+
+
+def _register_hooks() -> None:
+    """SGLang applies plugin hooks once its plugins have run (``load_plugins``), in every
+    process. A second ``register()`` in one process (a test, a script) must not wrap twice."""
+    from sglang.srt.plugins.hook_registry import HookRegistry, HookType
+
+    for target, hook in HOOKS:
+        if all(registered is not hook for _, registered, _ in HookRegistry._hooks.get(target, ())):
+            HookRegistry.register(target, hook, HookType.AFTER)
+
+
 class ThinkgateDetector(BaseFormatDetector):
     """SGLang function-call detector reading one format with thinkgate's streaming parser."""
 
@@ -388,12 +556,14 @@ REASONING_DETECTORS = reasoning_detector_classes()
 
 def register() -> None:
     """Add thinkgate's detectors to SGLang's ``FunctionCallParser`` and ``ReasoningParser``
-    registries."""
+    registries, and the checks that refuse what thinkgate's processor cannot constrain
+    (:func:`check_server_args` at start-up, :func:`check_request` at admission)."""
     from sglang.srt.function_call.function_call_parser import FunctionCallParser
     from sglang.srt.parser.reasoning_parser import ReasoningParser
 
     FunctionCallParser.ToolCallParserEnum.update(DETECTORS)
     ReasoningParser.DetectorMap.update(REASONING_DETECTORS)
+    _register_hooks()
 
 
-__all__ = ["ThinkgateDetector", "ThinkgateLogitProcessor", "ThinkgateReasoningDetector", "custom_params", "register"]
+__all__ = ["ThinkgateDetector", "ThinkgateLogitProcessor", "ThinkgateReasoningDetector", "check_request", "check_server_args", "custom_params", "processor_skip_reason", "register"]
