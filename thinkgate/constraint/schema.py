@@ -129,6 +129,8 @@ class PreparedSchema:
     # Where a string keeps a pattern beside a length bound (a repeat too long to fold in): the
     # guard holds the bound for JSON arguments; xgrammar's XML styles would drop it.
     unbounded_in_parameters: Optional[str] = None
+    # What errors call the schema (``tool 'f'``): the exported tag's refusals name it too.
+    where: str = ""
 
 
 class _Refused(ValueError):
@@ -229,7 +231,7 @@ def prepare(schema: Any, where: str, unsupported: str = "error", ask_xgrammar: b
     unbounded = None
     if both is not None:
         unbounded = f"{where}: 'maxLength' beside a 'pattern' at {both} cannot be enforced on a parameter's bare text; write the length into the pattern (at most {FOLD_LIMIT})"
-    return PreparedSchema(xgrammar_schema, nodes, normal, unbounded)
+    return PreparedSchema(xgrammar_schema, nodes, normal, unbounded, where)
 
 
 def _normalize(node: Any, ctx: _Context, path: str, top: bool = False) -> Any:

@@ -20,6 +20,7 @@ from ..formats.strict import DEFAULT_STRICT, check_strict, function_strict, tool
 from . import channel_messages, json_calls, marked_calls
 from .json_answer import answer_tag, holds_answer, prepare_answer
 from .schema import PreparedSchema, prepare
+from .schema_exact import exact_schema, exact_strings
 from .schema_nodes import Node
 from .tag_elements import NAME_FORBIDDEN, Markers, TagRequest, any_text, any_tokens, const, either, reasoning, seq, structural_tag
 from ..formats.tokens import own_text
@@ -241,6 +242,7 @@ def build_spec(
     strict: int = DEFAULT_STRICT,
     route_from: Optional[int] = None,
     guard_whitespace: bool = False,
+    standalone: bool = False,
 ) -> GrammarSpec:
     """``route_from``: from this many tools held to their schemas on, a format whose calls name
     their tool before the arguments, in a header or as the call object's first key (and whose
@@ -249,7 +251,20 @@ def build_spec(
     ``guard_whitespace``: JSON's whitespace runs are bounded by thinkgate's run-time guard,
     which follows every JSON the tag holds, not by the tag (whose JSON then lets whitespace run
     free: xgrammar fills such a grammar's masks about three times faster). A tag for an engine's
-    own structured output, which has no guard, keeps the bound in the grammar."""
+    own structured output, which has no guard, keeps the bound in the grammar.
+
+    ``standalone``: the tag is all there is (an engine's own structured output: no guard
+    follows it), so it holds what the guard would: string lengths, valid Unicode, unrepeated
+    keys, the whitespace bound (see :mod:`.schema_exact`), or refuses by name what xgrammar
+    cannot hold (``unsupported="relax"``: dropped with a warning). Otherwise the schemas'
+    lengths are left to the guard, which holds them at a fraction of xgrammar's compile cost."""
+    if standalone and guard_whitespace:
+        raise ValueError("a standalone tag has no guard to bound its whitespace: guard_whitespace must be False")
+    if standalone and max_whitespace == 0:
+        raise ValueError(
+            "max_whitespace 0 cannot be written into an exported structural tag (xgrammar bounds a whitespace run at "
+            "1 or more); pass 1 or more, or None for no bound"
+        )
     fmt = get_format(format)
     t = fmt.tools
     strict = check_strict(strict)
@@ -269,6 +284,10 @@ def build_spec(
         free = any_tokens([]) if control_ids is not None else any_text([])
         return GrammarSpec(fmt, choice, [], parallel_tool_calls, structural_tag(free), marks.ids, free_answer=True)
     chosen = [prepare_tool(d, unsupported, ask_xgrammar, levels[d.name]) for d in declared]
+    if standalone:
+        chosen = [_standalone(s, t, unsupported) for s in chosen]
+        if answer is not None:
+            answer = replace(answer, xgrammar_schema=exact_schema(answer.bounded_schema, answer.where, unsupported))
     # Token markers by id where the tokenizer has them all; text markers are always text, and
     # free text then keeps them out as text (any tokens could spell them).
     by_id = control_ids is not None and all(m in marks.ids for m in t.markers if not is_text(m))
@@ -287,8 +306,25 @@ def build_spec(
     tag = layout.layout_tag(request) if answer is None else answer_tag(request, layout, answer)
     if fmt.turn_end:  # what ends the turn after the answer and calls (Kimi-K3's message close)
         tag = seq([tag, const(fmt.turn_end)])
+    if standalone:
+        tag = exact_strings(tag)
     bound = max_whitespace if guard_whitespace else None
     return GrammarSpec(fmt, choice, chosen, parallel_tool_calls, structural_tag(tag), marks.ids, answer, calls=calls, whitespace_bound=bound)
+
+
+def _standalone(spec: ToolSpec, t: Any, unsupported: str) -> ToolSpec:
+    """A tool whose schema the tag alone must hold (see :mod:`.schema_exact`). JSON arguments get
+    xgrammar a schema with the lengths as patterns (the one the guarded tag has leaves them out);
+    parameters keep theirs, which xgrammar's XML styles hold on a bare value, and an object
+    literal's grammar is thinkgate's own (its strings are the bounded text it writes)."""
+    s = spec.schema
+    # below level 2 the schema held is not the tool's own: the refusal says which it is
+    where = s.where if spec.level >= 2 else f"{s.where} (strict level {spec.level}: any JSON object)"
+    if t.literal is not None:
+        return spec
+    if t.xml is not None:
+        return replace(spec, schema=replace(s, bounded_schema=exact_schema(s.bounded_schema, where, unsupported, json=False)))
+    return replace(spec, schema=replace(s, xgrammar_schema=exact_schema(s.bounded_schema, where, unsupported)))
 
 
 def _routable(fmt: ChatFormat, layout: Any, marks: Markers) -> bool:
@@ -364,4 +400,5 @@ def build_structural_tag(
         ask_xgrammar=tokenizer is not None,
         response_format=response_format,
         strict=strict,
+        standalone=True,
     ).tag
