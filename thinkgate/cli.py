@@ -43,11 +43,14 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     choice = checks.tool_choice(args.tool_choice)
     tokenizer = _inspect_tokenizer(args.tokenizer, fmt)
     try:
-        tag = build_structural_tag(fmt, tools, choice, not args.single_call, tokenizer=tokenizer, strict=args.strict)
+        tag = build_structural_tag(fmt, tools, choice, not args.single_call, tokenizer=tokenizer, strict=args.strict, unsupported=args.unsupported)
     except ValueError as e:
-        print(f"error: {e}", file=sys.stderr)
+        # (the library's option, as this command spells it)
+        message = str(e).replace("unsupported='relax'", "--unsupported relax")
+        print(f"error: {message}", file=sys.stderr)
         return 1
-    print("# structural tag (the grammar after thinking)")
+    # the tag an engine's own structured output gets: exact on its own, with no guard behind it
+    print("# structural tag (the grammar after thinking, exact on its own)")
     print(json.dumps(tag, ensure_ascii=False, indent=2))
     calls = []
     for tool in tools[:1] if args.single_call else tools:
@@ -205,6 +208,12 @@ def build_parser() -> argparse.ArgumentParser:
     insp.add_argument("--tool-choice", default="required", help='none, auto, required, or a JSON object {"type": "function", "function": {"name": ...}} (default: required)')
     insp.add_argument("--single-call", action="store_true", help="at most one call (parallel_tool_calls=false)")
     insp.add_argument("--strict", type=int, choices=[0, 1, 2], default=2, help=STRICT_HELP)
+    insp.add_argument(
+        "--unsupported",
+        choices=["error", "relax"],
+        default="error",
+        help="what the tag cannot hold exactly (a schema keyword, keys that could repeat, a string length past its limit): refused by name (error, the default) or dropped with a warning (relax)",
+    )
     insp.add_argument("--tokenizer", default="deepseek", help="the vocabulary to check the example against, token by token: a family's own from its package (deepseek (default), qwen, llama3, mistral, harmony), a tokenizer directory, or '' for none")
     insp.set_defaults(func=cmd_inspect)
 
