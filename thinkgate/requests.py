@@ -297,22 +297,28 @@ def chat_completion(
     request_id: Optional[str] = None,
     reasoning_field: str = "reasoning_content",
     tool_choice: Any = None,
+    completion_tokens_details: Optional[dict[str, int]] = None,
 ) -> dict[str, Any]:
     """An OpenAI ``chat.completion`` object for one parsed output. Under a ``tool_choice`` that
     names a function, the call's natural end is ``finish_reason`` ``"stop"``, as OpenAI (and
-    vLLM's server) report a forced function."""
+    vLLM's server) report a forced function. ``completion_tokens_details``: OpenAI's breakdown
+    of the completion tokens (``accepted_prediction_tokens`` and ``rejected_prediction_tokens``
+    where drafts were verified)."""
     choice = message.to_openai_choice(0, reasoning_field=reasoning_field)
     if isinstance(tool_choice, dict) and tool_choice.get("type") == "function" and choice["finish_reason"] == "tool_calls":
         choice["finish_reason"] = "stop"
+    usage: dict[str, Any] = {
+        "prompt_tokens": prompt_tokens,
+        "completion_tokens": completion_tokens,
+        "total_tokens": prompt_tokens + completion_tokens,
+    }
+    if completion_tokens_details is not None:
+        usage["completion_tokens_details"] = dict(completion_tokens_details)
     return {
         "id": request_id or f"chatcmpl-{uuid.uuid4().hex}",
         "object": "chat.completion",
         "created": int(time.time()),
         "model": model,
         "choices": [choice],
-        "usage": {
-            "prompt_tokens": prompt_tokens,
-            "completion_tokens": completion_tokens,
-            "total_tokens": prompt_tokens + completion_tokens,
-        },
+        "usage": usage,
     }

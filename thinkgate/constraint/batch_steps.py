@@ -138,6 +138,20 @@ class BatchSteps:
         self._active[row] = False
         self._update(row)
 
+    def position(self, row: int) -> int:
+        """The tokens row ``row``'s request has read, those counted here included."""
+        return self.grammars[row].position + int(self._lag[row])
+
+    def rollback(self, row: int, k: int, reopen: bool = False) -> None:
+        """Undo row ``row``'s last ``k`` tokens (drafts that were rejected); ``reopen``: the row
+        had ended on one of them, and is stepped and masked again."""
+        self._sync(row)
+        if k:
+            self.grammars[row].rollback(k)
+        if reopen:
+            self._active[row] = True
+        self._update(row)
+
     def mask(self, logits: torch.Tensor) -> torch.Tensor:
         """Mask the next token's logits in place: the thinking rows' stop ids where they may not
         end yet (one vectorised write), every other active row by its grammar."""

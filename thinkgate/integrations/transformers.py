@@ -13,7 +13,7 @@ from typing import Any, Optional
 
 import numpy as np
 import torch
-from transformers import LogitsProcessor, LogitsProcessorList
+from transformers import LogitsProcessor, LogitsProcessorList, StoppingCriteria, StoppingCriteriaList
 
 from ..constraint import BatchSteps, Phase, ReasonerGrammar, compile_tool_grammar
 from ..constraint.batch_steps import id_table
@@ -46,8 +46,16 @@ class ToolCallLogitsProcessor(LogitsProcessor):
     grammar, with thinking left free.
 
     ``prompt_lengths`` are the unpadded prompt lengths (for left-padded batches). After
-    ``generate``, :meth:`results` parses each row's output. ``on_finish(row)`` is called as each
-    row ends (so that progress moves while the batch goes on).
+    ``generate``, :meth:`results` parses each row's output. ``on_finish(row)`` is called once
+    for each row, as it ends (so that progress moves while the batch goes on).
+
+    Each call follows the tokens it is given, not the number of calls: what is new since the
+    last call is read, and what the call no longer holds is rolled back (the grammar, the
+    thinking counters and budget, the token limit, stop strings, a row's end). So assisted
+    generation — ``prompt_lookup_num_tokens``, an ``assistant_model`` sharing the tokenizer —
+    is exact: drafts are masked as the tokens before them allow, and greedy output is plain
+    greedy output. An assistant with another tokenizer (universal assisted decoding) would
+    show the processor ids of another vocabulary: it is refused by name.
     """
 
     def __init__(
@@ -72,20 +80,31 @@ class ToolCallLogitsProcessor(LogitsProcessor):
         self.requests: list[Optional[ReasonerGrammar]] = [None] * len(rows)
         n = len(rows)
         self._active = np.ones(n, dtype=bool)  # rows not yet ended
-        self._calls = 0  # calls after the first: the tokens each active row has generated
+        self._ended_at = np.full(n, -1, dtype=np.int64)  # the output position of the token that ended a row
         # a row at its own token limit may only end (no limit: never)
         self._limit = np.array([r.max_new_tokens - 1 if r.max_new_tokens is not None else np.iinfo(np.int64).max for r in rows], dtype=np.int64)
         self._limits = any(r.max_new_tokens is not None for r in rows)
         self._stop_rows = [i for i, r in enumerate(rows) if r.stop]  # rows with stop strings, looked at one by one
         self._is_stop = id_table(self.stop_ids, self.vocab_size)
-        self._limited: dict[int, int] = {}  # row -> where its token limit forced end-of-sequence
-        self._stopped: set[int] = set()  # rows that wrote a stop string (end-of-sequence forced next)
+        self._stopped: dict[int, int] = {}  # row -> where it wrote a stop string (end-of-sequence forced next)
         self.on_finish = on_finish
+        self._reported: set[int] = set()  # the rows on_finish was called for
         self._prompt_width = 0
+        self._prompt: Optional[torch.Tensor] = None
         self._steps: Optional[BatchSteps] = None
+        # What every row's request has read: the output tokens, position by position, kept to
+        # compare with the next call's (a draft round shows them again, or fewer, or others).
+        self._seen = 0
+        self._history = np.zeros((n, 256), dtype=np.int64)
+        self._drafting = False  # a call went back, or skipped ahead: from then on each compares
+        self._longest = 0  # the longest output a call showed since the last committed round
+        # OpenAI's usage.completion_tokens_details, counted by draft_counter()'s criterion
+        self.accepted_prediction_tokens = 0
+        self.rejected_prediction_tokens = 0
 
     def _start(self, input_ids: torch.Tensor) -> None:
         self._prompt_width = input_ids.shape[1]
+        self._prompt = input_ids.detach().cpu().clone()
         for i, (row, grammar) in enumerate(zip(self.rows, self._grammars)):
             prompt = input_ids[i, self._prompt_width - self.prompt_lengths[i] :].tolist()
             self.requests[i] = ReasonerGrammar(
@@ -107,40 +126,101 @@ class ToolCallLogitsProcessor(LogitsProcessor):
         if steps is None:
             self._start(input_ids)
             steps = self._steps
-        else:
-            # Every row at once: a thinking row costs a few numpy operations, not a Python step.
-            last = (input_ids if input_ids.device.type == "cpu" else input_ids[:, -1:].cpu()).numpy()[:, -1]
-            self._calls += 1
-            active = self._active
-            stepped = steps.accept(last)
-            ended = self._is_stop.take(last, mode="clip")
-            ended &= active
-            for i in stepped.tolist():
-                if self.requests[i].is_terminated():
-                    ended[i] = True
-            for i in self._stop_rows:  # only the last tokens can have completed one
-                if active[i]:
-                    tail = input_ids[i, max(self._prompt_width, input_ids.shape[1] - stop_window(self.rows[i].stop)) :].tolist()
-                    if stop_in_tail(self.tokenizer, tail, self.rows[i].stop):
-                        self._stopped.add(i)
-                        ended[i] = True
-            if np.count_nonzero(ended):  # (numpy's any() of a small array costs several times more)
-                for i in np.flatnonzero(ended).tolist():
-                    active[i] = False
-                    steps.finish(i)
-                    if self.on_finish is not None:
-                        self.on_finish(i)
+        n = input_ids.shape[1] - self._prompt_width
+        if n == self._seen + 1 and not self._drafting:
+            # one token more than last time: every row at once (a thinking row costs a few numpy
+            # operations, not a Python step)
+            self._take((input_ids if input_ids.device.type == "cpu" else input_ids[:, -1:].cpu()).numpy()[:, -1])
+        elif n or self._seen:
+            self._drafting = True
+            self._follow(self._output(input_ids))
+        if n > self._longest:
+            self._longest = n
         steps.mask(scores)
         # A row at its own token limit may only end...
-        at_limit = np.flatnonzero(self._active & (self._limit <= self._calls)).tolist() if self._limits else []
-        if at_limit:
-            self._limited.update((i, self._calls) for i in at_limit)
+        at_limit = np.flatnonzero(self._active & (self._limit <= self._seen)).tolist() if self._limits else []
         # ...and so may a row that wrote a stop string (it is cut there afterwards).
-        forced = at_limit + sorted(self._stopped.difference(at_limit))
+        forced = at_limit + sorted(set(self._stopped).difference(at_limit))
         if forced:
             scores[forced] = float("-inf")
             scores[torch.tensor(forced).unsqueeze(1), torch.tensor(self.stop_ids)] = 0.0
         return scores
+
+    def _output(self, input_ids: torch.Tensor) -> np.ndarray:
+        """The output part of ``input_ids``, checked to follow the prompt the generation began
+        with: a sequence of another vocabulary (an assistant model of another tokenizer) would
+        step the grammars through ids they never meant."""
+        width = self._prompt_width
+        ids = input_ids.detach().cpu()
+        if ids.shape[1] < width or not torch.equal(ids[:, :width], self._prompt):
+            raise ValueError(
+                "ToolCallLogitsProcessor was called with a sequence that does not start with the prompt it began "
+                "with: an assistant model with another tokenizer (universal assisted decoding) is not supported; "
+                "use an assistant that shares the model's tokenizer, or prompt lookup (prompt_lookup_num_tokens)"
+            )
+        return ids[:, width:].numpy()
+
+    def _follow(self, output: np.ndarray) -> None:
+        """Bring every row to ``output``: back to where it leaves what was read, then forward."""
+        n, seen = output.shape[1], self._seen
+        common = min(n, seen)
+        differs = (output[:, :common] != self._history[:, :common]).any(axis=0)
+        at = int(differs.argmax()) if differs.any() else common
+        if at < seen:
+            self._rollback(at)
+        for k in range(at, n):
+            self._take(output[:, k])
+
+    def _rollback(self, at: int) -> None:
+        """Undo every row's tokens from output position ``at`` on (drafts rejected)."""
+        steps = self._steps
+        for i in range(len(self.rows)):
+            back = steps.position(i) - at
+            reopen = self._ended_at[i] >= at
+            if back > 0 or reopen:
+                steps.rollback(i, max(back, 0), reopen)
+            if reopen:
+                self._ended_at[i] = -1
+                self._active[i] = True
+        self._stopped = {i: k for i, k in self._stopped.items() if k < at}
+        self._seen = at
+
+    def _take(self, tokens: np.ndarray) -> None:
+        """Every active row reads its token at the next output position."""
+        pos = self._seen
+        if pos == self._history.shape[1]:
+            self._history = np.concatenate([self._history, np.zeros_like(self._history)], axis=1)
+        self._history[:, pos] = tokens
+        self._seen = pos + 1
+        steps = self._steps
+        active = self._active
+        stepped = steps.accept(tokens)
+        ended = self._is_stop.take(tokens, mode="clip")
+        ended &= active
+        for i in stepped.tolist():
+            if self.requests[i].is_terminated():
+                ended[i] = True
+        for i in self._stop_rows:  # only the last tokens can have completed one
+            if active[i]:
+                tail = self._history[i, max(0, pos + 1 - stop_window(self.rows[i].stop)) : pos + 1].tolist()
+                if stop_in_tail(self.tokenizer, tail, self.rows[i].stop):
+                    self._stopped[i] = pos
+                    ended[i] = True
+        if np.count_nonzero(ended):  # (numpy's any() of a small array costs several times more)
+            for i in np.flatnonzero(ended).tolist():
+                active[i] = False
+                self._ended_at[i] = pos
+                steps.finish(i)
+                if self.on_finish is not None and i not in self._reported:
+                    self._reported.add(i)
+                    self.on_finish(i)
+
+    def draft_counter(self) -> "StoppingCriteria":
+        """A stopping criterion (it never stops anything) that counts, per round of assisted
+        generation, the drafted tokens accepted and rejected, into
+        :attr:`accepted_prediction_tokens` and :attr:`rejected_prediction_tokens`: pass it to
+        ``generate(stopping_criteria=...)`` beside this processor."""
+        return _DraftCounter(self)
 
     def results(self, sequences: torch.Tensor) -> list[tuple[Message, int]]:
         """``(message, completion_tokens)`` per row, from ``generate``'s output sequences. A row
@@ -148,18 +228,18 @@ class ToolCallLogitsProcessor(LogitsProcessor):
         ``finish_reason="length"``; one cut at a stop string, ``"stop"``."""
         out = []
         if self._steps is not None:
+            # generate samples one token after the last call of the processor, and a draft
+            # round's last call may have shown drafts that were then rejected
+            self._follow(self._output(sequences))
             self._steps.sync()
         for i, (row, grammar) in enumerate(zip(self.rows, self._grammars)):
             ids = sequences[i, self._prompt_width :].tolist()
             end = next((k for k, t in enumerate(ids) if t in self.stop_ids), None)
             req = self.requests[i]
-            if req is not None and self._active[i]:
-                # generate samples one token after the last call of the processor
-                req.accept_tokens(ids[self._calls : len(ids) if end is None else end + 1])
             body = ids if end is None else ids[:end]
             # An end the row's token limit forced is "length", whatever the grammar made of it,
             # unless it ends the answer the grammar forced into the room it kept for a call.
-            limited = end is not None and self._limited.get(i) == end and not (req is not None and req.answered_in_room)
+            limited = end is not None and end == self._limit[i] and not (req is not None and req.answered_in_room)
             natural = end is not None and (req is None or req.is_terminated()) and not limited
             failed = req is not None and req.phase == Phase.ERROR and not limited
             parser = StreamParser(
@@ -181,6 +261,27 @@ class ToolCallLogitsProcessor(LogitsProcessor):
                 message.error = {"type": "constraint_error", "message": req.error}
             out.append((message, len(body) + (0 if end is None else 1)))
         return out
+
+
+class _DraftCounter(StoppingCriteria):
+    """Called by ``generate`` once a round, with the output committed so far: the round's
+    drafts are the tokens the processor was shown past the output committed before it (the
+    verifying call shows them all), and those accepted are the round's tokens but the one the
+    model wrote itself."""
+
+    def __init__(self, processor: ToolCallLogitsProcessor) -> None:
+        self.processor = processor
+        self._committed = 0
+
+    def __call__(self, input_ids: torch.LongTensor, scores: Any, **kwargs: Any) -> torch.BoolTensor:
+        p = self.processor
+        n = input_ids.shape[1] - p._prompt_width
+        drafted = max(0, p._longest - self._committed)
+        accepted = max(0, n - self._committed - 1)
+        p.accepted_prediction_tokens += accepted
+        p.rejected_prediction_tokens += max(0, drafted - accepted)
+        self._committed = p._longest = n
+        return torch.zeros(input_ids.shape[0], dtype=torch.bool, device=input_ids.device)
 
 
 def _pad_left(batch: list[list[int]], pad_id: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -206,6 +307,9 @@ def generate_chat(
     on_progress: Optional[Callable[[int], None]] = None,
     strict: Optional[int] = None,
     unsupported: str = "error",
+    assistant_model: Any = None,
+    assistant_tokenizer: Any = None,
+    prompt_lookup: Optional[int] = None,
 ) -> list[dict]:
     """Generate for OpenAI-shape requests with ``model.generate`` under thinkgate's grammar, and
     return one OpenAI ``chat.completion`` per request (in order).
@@ -215,7 +319,18 @@ def generate_chat(
     each batch of ``n`` requests; ``on_progress(n)`` as ``n`` more requests end their generation,
     row by row while a batch goes on (a progress bar's ``update``). ``strict``: the strict level
     of the requests that set none (default 2). ``unsupported="relax"`` drops the schema keywords
-    thinkgate cannot enforce (with a warning) instead of refusing them."""
+    thinkgate cannot enforce (with a warning) instead of refusing them.
+
+    Assisted generation: ``assistant_model`` (a draft model that shares the tokenizer; an
+    ``assistant_tokenizer`` of another vocabulary is refused) or ``prompt_lookup`` (that many
+    tokens drafted from n-grams of the sequence so far). The grammar holds every draft as it
+    holds every token, so the output is what plain generation gives (token for token when
+    greedy); each request is then generated alone (transformers drafts for one row at a time),
+    and its ``usage.completion_tokens_details`` counts the ``accepted_prediction_tokens`` and
+    ``rejected_prediction_tokens``."""
+    drafting = _drafting(tokenizer, assistant_model, assistant_tokenizer, prompt_lookup)
+    if drafting:
+        batch_size = 1
     fmt = get_format(format)
     eos = tokenizer.convert_tokens_to_ids(fmt.eos)
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else eos
@@ -246,6 +361,8 @@ def generate_chat(
             sampling = dict(do_sample=temperature > 0)
             if temperature > 0:
                 sampling.update(temperature=temperature, top_p=top_p, top_k=top_k or 0)
+            if drafting:
+                sampling.update(drafting, stopping_criteria=StoppingCriteriaList([processor.draft_counter()]))
             with torch.no_grad():
                 out = model.generate(
                     input_ids=input_ids.to(model.device),
@@ -256,6 +373,9 @@ def generate_chat(
                     pad_token_id=pad,
                     **sampling,
                 )
+            predictions = None
+            if drafting:
+                predictions = {"accepted_prediction_tokens": processor.accepted_prediction_tokens, "rejected_prediction_tokens": processor.rejected_prediction_tokens}
             for i, (message, n_out) in zip(chunk, processor.results(out.cpu())):
                 results[i] = chat_completion(
                     message,
@@ -264,12 +384,34 @@ def generate_chat(
                     completion_tokens=n_out,
                     request_id=requests[i].id,
                     tool_choice=requests[i].effective_tool_choice,
+                    completion_tokens_details=predictions,
                 )
             if on_progress is not None and len(ended) < len(chunk):  # rows the batch's end ended
                 on_progress(len(chunk) - len(ended))
             if on_batch is not None:
                 on_batch(len(chunk))
     return results  # type: ignore[return-value]
+
+
+def _drafting(tokenizer: Any, assistant_model: Any, assistant_tokenizer: Any, prompt_lookup: Optional[int]) -> dict:
+    """``generate``'s options for assisted generation (none: plain), the choice checked."""
+    if assistant_model is not None and prompt_lookup is not None:
+        raise ValueError("choose one way of drafting: an assistant model or prompt lookup, not both")
+    if prompt_lookup is not None:
+        if isinstance(prompt_lookup, bool) or not isinstance(prompt_lookup, int) or prompt_lookup < 1:
+            raise ValueError(f"prompt lookup drafts a positive number of tokens, not {prompt_lookup!r}")
+        return {"prompt_lookup_num_tokens": prompt_lookup}
+    if assistant_model is None:
+        if assistant_tokenizer is not None:
+            raise ValueError("an assistant tokenizer was given without an assistant model")
+        return {}
+    if assistant_tokenizer is not None and assistant_tokenizer.get_vocab() != tokenizer.get_vocab():
+        raise ValueError(
+            "the assistant model's tokenizer is not the model's: universal assisted decoding (drafts in another "
+            "vocabulary) is not supported, because thinkgate's grammar reads the model's token ids; use an assistant "
+            "that shares the tokenizer, or prompt lookup"
+        )
+    return {"assistant_model": assistant_model}
 
 
 def _vocab_size(model: Any, tokenizer: Any) -> int:
