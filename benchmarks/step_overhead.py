@@ -21,6 +21,9 @@
 7. The garbage collector's share of a long tool phase (30 calls a row, B = 8 and 64) in a process
    holding half a million other objects, as a server does: ms per step in collections, the full
    collections, and the objects each row keeps per token that a collection must walk.
+8. Draft rounds (speculative decoding): CPU work per verified token with k = 1, 2, 4 drafts a
+   row, all accepted or a random number, at B = 1, 16, 64, in the tool phase and while thinking,
+   against one-token stepping of the same walk.
 
     python benchmarks/step_overhead.py [--out benchmarks/results/step_overhead.json] [--quick]
 """
@@ -196,6 +199,76 @@ def processor_steps(tok, batch_sizes, steps):
                 finally:
                     torch.set_num_threads(threads)
         out.append(row)
+    return out
+
+
+def _many_calls(tok, n):
+    """A tool section of ``n`` calls (the realistic call's two, repeated): a walk long enough for
+    rows that drift apart under draft rounds."""
+    pair = [
+        ("book_flight", json.dumps({"origin": "ZRH", "destination": "NRT", "depart_at": "2025-03-01T10:00:00Z", "passengers": [{"name": "Ana Müller", "age": 31}], "cabin": "business", "notes": "window seat"})),
+        ("get_weather", json.dumps({"city": "東京", "days": 3, "units": "celsius"})),
+    ]
+    return tok.encode(DEEPSEEK_R1.tools.section_text((pair * n)[:n]), add_special_tokens=False) + [1]
+
+
+def draft_rounds(tok, batch_sizes, drafts, calls=6):
+    """CPU work per verified token under speculative decoding (BatchSteps: accept + fill, the
+    apply apart), in the tool phase (a section of ``calls`` calls per row) and while thinking:
+    each round a row is shown k drafts, the masks filled at the k + 1 positions a verifier
+    samples, then the drafts rejected are rolled back and the model's own token read. Rows accept
+    all k ("all"), or a random number 0..k ("random": the rest are the walk's token two places
+    on, an n-gram draft gone wrong); against one-token stepping (k = 0) of the same walk."""
+    V = vocabulary_for(tok).size
+    walks = {
+        "tool": (compile_tool_grammar(tok, "deepseek_r1", REALISTIC, "required"), False, _many_calls(tok, calls)),
+        "thinking": (compile_tool_grammar(tok, "deepseek_r1", REALISTIC, "auto"), True, tok.encode("Let me think about the weather in Paris and whether to call a tool. " * 40, add_special_tokens=False)[:400]),
+    }
+    out = []
+    for phase, (grammar, thinking, walk) in walks.items():
+        for B in batch_sizes:
+            logits = torch.randn(B, V)
+            for k in (0, *drafts):
+                for acceptance in ("all", "random") if k else ("-",):
+
+                    def once():
+                        rng = np.random.default_rng(0)
+                        steps = BatchSteps([ReasonerGrammar(grammar, thinking=thinking) for _ in range(B)], V)
+                        at = np.zeros(B, dtype=np.int64)  # tokens each row has committed
+                        live = np.ones(B, dtype=bool)
+                        n = len(walk) - 1  # (the walk's end token is the last round's own)
+                        ids = np.array(walk + [walk[-1]] * (k + 3), dtype=np.int64)
+                        committed = 0
+                        spent = 0.0  # thinkgate's calls only, not this loop's bookkeeping
+                        clock = time.perf_counter
+                        while live.any():
+                            m = np.minimum(np.full(B, k) if acceptance != "random" else rng.integers(0, k + 1, B), np.maximum(n - at - 1, 0))
+                            drafts = [np.where(j < m, ids[at + j], ids[at + j + 2]) for j in range(k)]
+                            rejected = [(i, int(k - m[i])) for i in np.flatnonzero(live & (m < k)).tolist()]
+                            t0 = clock()
+                            steps.fill(logits)
+                            for draft in drafts:
+                                steps.accept(draft)
+                                steps.fill(logits)
+                            for i, back in rejected:
+                                steps.rollback(i, back)
+                            spent += clock() - t0
+                            committed += int((m + 1)[live].sum())
+                            at += np.where(live, m, 0)
+                            own = ids[at]
+                            t0 = clock()
+                            steps.accept(own)
+                            spent += clock() - t0
+                            at += live
+                            for i in np.flatnonzero(live & (at >= n)).tolist():
+                                live[i] = False
+                                steps.finish(i)
+                        return spent / committed * 1e3
+
+                    out.append({"phase": phase, "batch": B, "drafts": k, "acceptance": acceptance, "ms_per_token": _best(once, repeat=1 if B >= 64 else 3)})
+    base = {(r["phase"], r["batch"]): r["ms_per_token"] for r in out if r["drafts"] == 0}
+    for r in out:
+        r["vs_one_token"] = r["ms_per_token"] / base[(r["phase"], r["batch"])]
     return out
 
 
@@ -500,6 +573,7 @@ def main() -> None:
         "fill_by_state": fill_by_state(tok),
         "compile": compile_times(tok),
         "gc_load": gc_load(tok, (8,) if args.quick else (8, 64), calls=8 if args.quick else 30),
+        "draft_rounds": draft_rounds(tok, (1, 16) if args.quick else (1, 16, 64), (1, 2, 4), calls=3 if args.quick else 6),
     }
 
     print(f"vocabulary (once per tokenizer): {vocab_s:.2f} s")
@@ -526,6 +600,8 @@ def main() -> None:
     print_table("a long tool phase in a process of 500k more objects, the garbage collector on", results["gc_load"],
                 [B, ("calls a row", "calls", "d"), ("steps", "steps", "d"), ("ms per step", "step_ms", ".3f"), ("of it in gc", "gc_ms_per_step", ".3f"), ("full collections", "full_collections", "d"),
                  ("objects kept per row and token", "kept_per_row_token", ".2f")])
+    print_table("draft rounds (speculative decoding): CPU work per verified token, ms (BatchSteps: accept + fill + rollback, the apply apart)", results["draft_rounds"],
+                [("phase", "phase", ""), B, ("drafts k", "drafts", "d"), ("accepted", "acceptance", ""), ("ms per token", "ms_per_token", ".4f"), ("× one-token", "vs_one_token", ".2f")])
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w") as f:
         json.dump(results, f, indent=2)

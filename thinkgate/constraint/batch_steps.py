@@ -145,6 +145,12 @@ class BatchSteps:
     def rollback(self, row: int, k: int, reopen: bool = False) -> None:
         """Undo row ``row``'s last ``k`` tokens (drafts that were rejected); ``reopen``: the row
         had ended on one of them, and is stepped and masked again."""
+        if not reopen and self._free[row] and self._lag[row] >= k:
+            # thinking tokens counted here, none that mattered: uncounting them is all
+            self._lag[row] -= k
+            if self._budgets:
+                self._to_stop[row] += k
+            return
         self._sync(row)
         if k:
             self.grammars[row].rollback(k)
