@@ -5,6 +5,8 @@ import io
 import pathlib
 import re
 
+import pytest
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()
 
@@ -32,12 +34,18 @@ def test_ci_runs_exactly_the_readme_test_command():
         assert any(c.endswith(command) for c in ci), command
 
 
-def test_python_examples_run_and_print_what_they_say():
-    """Every ```python block runs here as written (```py blocks need an engine: see tests/on_vllm)."""
-    for block in _blocks("python"):
+DOCS = ["README.md", *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md"))]
+
+
+@pytest.mark.parametrize("page", DOCS)
+def test_python_examples_run_and_print_what_they_say(page):
+    """Every ```python block of the README and the docs runs here as written (```py blocks need
+    an engine: see tests/on_vllm)."""
+    text = (ROOT / page).read_text()
+    for block in re.findall(r"```python\n(.*?)```", text, flags=re.S):
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
-            exec(compile(block, "README.md", "exec"), {})
+            exec(compile(block, page, "exec"), {})
         printed = out.getvalue().splitlines()
         promised = [m.group(1).strip() for m in re.finditer(r"print\(.*\)\s+# (.*)", block)]
         assert len(printed) == len(promised)
