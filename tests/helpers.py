@@ -164,3 +164,11 @@ class RandomLogits:
 
     def __call__(self, rows: int, size: int) -> torch.Tensor:
         return torch.from_numpy(self.rng.random((rows, size), dtype=np.float32))
+
+
+def grammar_state(g) -> tuple:
+    """What a :class:`ReasonerGrammar` is, as far as the next step goes (its mask apart): the
+    state one-token stepping and draft rounds must agree on."""
+    # (a guard made by a draft of </think> and rolled back to nothing is no guard yet)
+    guard = g._guard.cursor.state() if g._guard is not None and g._guard._history else None
+    return (g.phase, g.position, g.thinking_tokens, g.error, g.needs_bitmask, g.free, g.plain, g.blocks_eos, g.forcing_close, g.is_terminated(), guard)

@@ -18,6 +18,7 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from helpers import grammar_state as state
 from schemas import GET_WEATHER, SET_ALARM
 from thinkgate.constraint import BatchSteps, ReasonerGrammar, compile_tool_grammar
 
@@ -44,13 +45,6 @@ def _grammar(tok, name, choice):
 def _request(tok, name, spec):
     choice, thinking, budget, max_tokens = spec
     return ReasonerGrammar(_grammar(tok, name, choice), thinking=thinking, thinking_budget=budget, max_tokens=max_tokens)
-
-
-def state(g: ReasonerGrammar) -> tuple:
-    """What a request is, as far as the next step goes (its mask apart)."""
-    # (a guard made by a draft of </think> and rolled back to nothing is no guard yet)
-    guard = g._guard.cursor.state() if g._guard is not None and g._guard._history else None
-    return (g.phase, g.position, g.thinking_tokens, g.error, g.needs_bitmask, g.free, g.plain, g.blocks_eos, g.forcing_close, g.is_terminated(), guard)
 
 
 def allowed_rows(steps: BatchSteps, vocab: int) -> np.ndarray:

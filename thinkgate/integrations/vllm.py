@@ -21,9 +21,11 @@ import weakref
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Optional
 
+import numpy as np
 import torch
 
 from ..constraint import BatchMasker, ReasonerGrammar, compile_tool_grammar
+from ..constraint.batch import clear_ids
 from ..constraint.reasoner import FailedRequest
 from ..requests import RequestOptions, request_options
 from ..requests import check_options as check_request
@@ -271,12 +273,14 @@ class ThinkgateLogitsProcessor(_V1, _V2):  # type: ignore[misc]
     # ------------------------------------------------------------------ Model Runner V2
 
     def add_request(self, req_idx: int, sampling_params: "SamplingParams") -> bool:
-        # Slots are recycled: whatever the slot held before is dropped here.
+        # Slots are recycled and there is no remove hook: whatever the slot held is dropped here.
         try:
             opts = None if self._passive else request_options(getattr(sampling_params, "extra_args", None))
         except ValueError as e:  # validate_params refused these at admission
             log.error("thinkgate: a request's options are invalid in the engine (%s); it is left unconstrained", e)
             opts = None
+        opted = self._v2_slots(req_idx)
+        opted[req_idx] = opts is not None
         if opts is None:
             self._tracked.pop(req_idx, None)
             return False
@@ -286,57 +290,128 @@ class ThinkgateLogitsProcessor(_V1, _V2):  # type: ignore[misc]
     def apply_staged_writes(self) -> None:
         return None
 
+    def _v2_slots(self, slot: int) -> np.ndarray:
+        """Which request slots hold a request that opted in, as an array a batch's slots index
+        at once (a step of requests that did not opt in costs no Python work per row)."""
+        opted = getattr(self, "_opted", None)
+        size = max(slot + 1, int(getattr(self.req_states, "max_num_reqs", 0) or 0))
+        if opted is None or len(opted) < size:
+            grown = np.zeros(size, dtype=bool)
+            if opted is not None:
+                grown[: len(opted)] = opted
+            self._opted = opted = grown
+        return opted
+
     def _apply_v2(self, logits: torch.Tensor, ctx: Any) -> torch.Tensor:
-        if not self._tracked:
+        """Model Runner V2: rows are logits rows, not requests. Row ``r`` belongs to the request
+        in slot ``ctx.expanded_idx_mapping[r]``; under speculative decoding a request owns one row
+        per draft position plus one, contiguous, ``ctx.expanded_local_pos`` 0, 1, ..., and
+        ``ctx.input_ids[r]`` is the token fed there: at 0 the last committed token, at j > 0 the
+        j-th draft (-1 for a placeholder the sampler rejects). Committed tokens are in
+        ``req_states.all_token_ids`` up to ``total_len``. Row j is masked as one-token stepping
+        masks the committed tokens followed by drafts 1..j; the drafts are rolled back after."""
+        batch = ctx.idx_mapping_np  # batch position -> slot, on the host: no device sync to skip a step
+        if not self._tracked or not len(batch):
             return logits
-        slots = ctx.expanded_idx_mapping.tolist()
-        mine = {s for s in slots if s in self._tracked}
-        if not mine:
+        opted = self._v2_slots(int(batch.max()))
+        at = np.flatnonzero(opted[batch])
+        if not len(at):
             return logits
+        slots = batch[at].tolist()
+        self._catch_up_v2(slots)
+        n = logits.shape[0]
+        if n == len(batch):
+            # One row per request (no drafts this step; each request has at least its own row,
+            # so the rows are the batch positions).
+            levels = [[(int(r), s, 0) for r, s in zip(at.tolist(), slots)]]
+        else:
+            levels = self._draft_levels(ctx, slots)
+        grammars: dict[int, Any] = {}
+        drafted: dict[int, int] = {}
+        stopped: set[int] = set()
+        filled: list[int] = []
+        eos_rows: list[int] = []
+        masker = self._masker
+        for depth, level in enumerate(levels):
+            single: list[int] = []
+            plain: list[int] = []
+            for row, slot, token in level:
+                g = self._tracked[slot].grammar
+                if depth and slot not in stopped:
+                    if token < 0:  # a placeholder: no token; this row and the rest masked as the row before
+                        stopped.add(slot)
+                    else:
+                        g.accept_token(token)  # one the grammar forbids leaves only the end: moot rows
+                        drafted[slot] = drafted.get(slot, 0) + 1
+                grammars[row] = g
+                if g.needs_bitmask:
+                    (plain if g.plain else single).append(row)
+                elif g.blocks_eos:
+                    eos_rows.append(row)
+            if single or plain:
+                # this depth's rows filled together; the states of the next depth come after
+                filled += masker.fill(grammars, single, plain, n)
+        for slot, k in drafted.items():
+            self._tracked[slot].grammar.rollback(k)
+        if eos_rows:
+            clear_ids(logits, eos_rows, grammars[eos_rows[0]].grammar.stop_ids)
+        if filled:
+            masker.apply(logits, filled)
+        return logits
+
+    def _catch_up_v2(self, slots: list[int]) -> None:
+        """Read the committed tokens the requests' grammars have not read yet (a new request's
+        grammar is made here, from the prompt in its history; a request resumed after
+        preemption reads its output again)."""
         rs = self.req_states
-        total = rs.total_len.gpu.to("cpu")
-        local = ctx.expanded_local_pos.tolist()
-        fed = ctx.input_ids.tolist()
-        pending: list[tuple[int, int, int]] = []  # (slot, from, to): output tokens not read yet
-        for slot in mine:
+        total = rs.total_len.gpu
+        ends = total[torch.tensor(slots, device=total.device)].tolist()
+        pending: list[tuple[_Tracked, int, int, int]] = []  # (request, slot, from, to)
+        for slot, end in zip(slots, ends):
             t = self._tracked[slot]
-            end = int(total[slot])
+            prompt_len = int(rs.prompt_len.np[slot])
             if t.grammar is None:
-                prompt_len = int(rs.prompt_len.np[slot])
                 history = rs.all_token_ids.gpu[slot, :end].tolist()
                 t.grammar = self._grammar(t.opts, history[:prompt_len], t.max_tokens)
                 t.seen = 0
-                t.catch_up(history[prompt_len:])
-            else:
-                committed = int(rs.prompt_len.np[slot]) + t.seen
-                if end > committed:
-                    pending.append((slot, committed, end))
+                _read_output(t, history[prompt_len:])
+            elif end > prompt_len + t.seen:
+                pending.append((t, slot, prompt_len + t.seen, end))
         if pending:
             # every request's new tokens in one read from the device, not one read per request
             ids = rs.all_token_ids.gpu
-            at_rows = torch.tensor([s for s, a, b in pending for _ in range(a, b)], device=ids.device)
-            at_cols = torch.tensor([c for s, a, b in pending for c in range(a, b)], device=ids.device)
+            at_rows = torch.tensor([s for _, s, a, b in pending for _ in range(a, b)], device=ids.device)
+            at_cols = torch.tensor([c for _, _, a, b in pending for c in range(a, b)], device=ids.device)
             flat = ids[at_rows, at_cols].tolist()
             k = 0
-            for slot, a, b in pending:
-                self._tracked[slot].catch_up(flat[k : k + b - a])
+            for t, _, a, b in pending:
+                _read_output(t, flat[k : k + b - a])
                 k += b - a
-        if not any(local):
-            self._masker([self._tracked[s].grammar if s in mine else None for s in slots], logits)
-            return logits
-        # Speculative decoding: a request owns one row per draft token, and row j's mask needs
-        # drafts 1..j accepted first; they are rolled back afterwards.
-        order = sorted(range(len(slots)), key=lambda r: (slots[r], local[r]))
-        drafted: dict[int, int] = {}
-        for r in order:
-            slot = slots[r]
-            if slot not in mine:
-                continue
-            g = self._tracked[slot].grammar
-            if local[r] > 0:
-                g.accept_token(fed[r])  # a rejected draft leaves only end-of-sequence: moot rows
-                drafted[slot] = drafted.get(slot, 0) + 1
-            self._masker([g if i == r else None for i in range(len(slots))], logits)
-        for slot, k in drafted.items():
-            self._tracked[slot].grammar.rollback(k)
-        return logits
+
+    @staticmethod
+    def _draft_levels(ctx: Any, slots: list[int]) -> list[list[tuple[int, int, int]]]:
+        """The rows of the requests in ``slots`` as (row, slot, token fed), by draft position:
+        found on the device and read in one transfer, so the rows of other requests cost no
+        Python work."""
+        mapping = ctx.expanded_idx_mapping
+        rows = torch.isin(mapping, torch.tensor(slots, device=mapping.device, dtype=mapping.dtype)).nonzero().flatten()
+        info = torch.stack((rows, mapping[rows].long(), ctx.expanded_local_pos[rows].long(), ctx.input_ids[rows].long())).tolist()
+        levels: list[list[tuple[int, int, int]]] = []
+        for row, slot, depth, token in zip(*info):
+            while len(levels) <= depth:
+                levels.append([])
+            levels[depth].append((row, slot, token))
+        return levels
+
+
+def _read_output(t: _Tracked, tokens) -> None:
+    """Feed a Model Runner V2 request's committed output tokens to its grammar. What follows the
+    end of the output is not read: a verify step may commit a bonus token after an accepted
+    end-of-sequence draft, which vLLM's scheduler cuts off (as it cuts everything after a stop)."""
+    g = t.grammar
+    for token in tokens:
+        if token < 0:
+            break
+        if not g.is_terminated():
+            g.accept_token(int(token))
+        t.seen += 1
