@@ -186,6 +186,13 @@ class ThinkgateLogitsProcessor(_V1, _V2):  # type: ignore[misc]
         helper compile with it). A ``ValueError`` is the server's 400."""
         opts = request_options(getattr(sampling_params, "extra_args", None))
         if opts is not None:
+            # vLLM validates with this class even where its engine left the processor out
+            # (speculative decoding under the V1 runner): the request would go unconstrained
+            from .vllm_paths import processor_refusal
+
+            refusal = processor_refusal()
+            if refusal:
+                raise ValueError(refusal)
             check_options(opts)
 
     def is_argmax_invariant(self) -> bool:

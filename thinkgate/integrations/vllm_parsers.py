@@ -10,11 +10,19 @@ through ``vllm_xargs`` (and turns vLLM's own JSON-schema forcing for required/na
 request's ``response_format`` (``json_schema`` or ``json_object``) goes the same way, with or
 without tools: thinkgate holds the answer after thinking to it, and vLLM's own structured output
 for it is turned off.
+
+Where that processor does not run (vLLM's V1 runner with speculative decoding leaves it out;
+``THINKGATE_VLLM_PATH=structured_outputs``), ``adjust_request`` instead gives vLLM's own
+structured outputs thinkgate's structural tag for the request, thinking included (see
+:mod:`~thinkgate.integrations.vllm_paths`). The server's log names the path once, and each
+request's at debug level.
 """
 
 from __future__ import annotations
 
+import json
 import logging
+import threading
 from collections.abc import Sequence
 from typing import Any, Optional
 
@@ -43,8 +51,10 @@ from ..parsing import (
 from ..formats.tokens import AnalysisIds, TextReasoningIds
 from ..formats.strict import check_strict
 from ..requests import OPTION_KEY, RequestOptions, calls_may_come, check_budget, default_strict, default_unsupported, request_options
+from ..requests import check_options as check_request
 from .common import ENGINE_INVALID_CALLS, format_class, plain_tools
 from .vllm import check_options
+from . import vllm_paths
 
 log = logging.getLogger("thinkgate.vllm")
 
@@ -128,11 +138,19 @@ def _response_format(request: Any) -> Optional[dict]:
 def _strict(request: Any) -> int:
     """The level the request's grammar had (the options adjust_request wrote), so that the
     parser holds no call to more than the grammar did."""
+    xargs = getattr(request, "vllm_xargs", None)
     try:
-        opts = request_options(getattr(request, "vllm_xargs", None))
+        opts = request_options(xargs)
     except ValueError:
         opts = None
-    return opts.strict if opts is not None else default_strict()
+    if opts is not None:
+        return opts.strict
+    if xargs and STRICT_KEY in xargs:  # the structured-output path's level, left for the parser
+        try:
+            return check_strict(xargs[STRICT_KEY], STRICT_KEY)
+        except ValueError:
+            pass
+    return default_strict()
 
 
 def _tool_choice(request: Any) -> Any:
@@ -148,6 +166,18 @@ def _calls_allowed(request: Any) -> bool:
     return calls_may_come(_tools(request), _tool_choice(request))
 
 
+# What the reasoning parser saw of the request being adjusted: (id(request), ModelConfig, the
+# effective chat-template keywords, server defaults included).
+_ADJUSTING = threading.local()
+
+
+def _adjusting(request: Any) -> tuple[Any, Optional[dict]]:
+    seen = getattr(_ADJUSTING, "seen", None)
+    if seen is not None and seen[0] == id(request):
+        return seen[1], seen[2]
+    return None, getattr(request, "chat_template_kwargs", None)
+
+
 class ThinkgateReasoningParser(ReasoningParser):
     """Splits reasoning from the answer (the answer goes verbatim to the tool parser)."""
 
@@ -155,6 +185,8 @@ class ThinkgateReasoningParser(ReasoningParser):
 
     def __init__(self, tokenizer: Any, *args: Any, **kwargs: Any) -> None:
         super().__init__(tokenizer, *args, **kwargs)
+        # what the tool parser, built beside this one with neither, needs to choose the path
+        self._template_kwargs = kwargs.get("chat_template_kwargs")
         self._open = tokenizer.convert_tokens_to_ids(self.format.reasoning.open)
         self._close = tokenizer.convert_tokens_to_ids(self.format.reasoning.close)
         # The tool markup's opening token ends the reasoning too, where the request may call
@@ -183,6 +215,8 @@ class ThinkgateReasoningParser(ReasoningParser):
     def adjust_request(self, request: Any) -> Any:
         request = super().adjust_request(request)
         self._calls = _calls_allowed(request)
+        # vLLM adjusts the request with this parser, then at once with the tool parser
+        _ADJUSTING.seen = (id(request), getattr(self, "_model_config", None), self._template_kwargs)
         return request
 
     def _ends(self, token_id: int) -> bool:
@@ -285,9 +319,10 @@ class ThinkgateToolParser(ToolParser):
     def adjust_request(self, request: Any) -> Any:
         """Opt a request with tools or a JSON ``response_format`` in: its tools, tool_choice,
         response_format and options go to the logits processor through ``vllm_xargs``, and its
-        grammar is compiled now, so that a bad schema or option is a 400 naming it. A request
-        with neither is left exactly as it came (vLLM calls this for every chat request when a
-        reasoning parser is set)."""
+        grammar is compiled now, so that a bad schema or option is a 400 naming it. Where the
+        processor does not run, vLLM's own structured outputs get thinkgate's structural tag
+        instead (:meth:`_structured_outputs`). A request with neither is left exactly as it came
+        (vLLM calls this for every chat request when a reasoning parser is set)."""
         request = super().adjust_request(request)
         tools = _tools(request)
         answer = _response_format(request)
@@ -311,6 +346,10 @@ class ThinkgateToolParser(ToolParser):
             response_format=answer,
             strict=options["strict"] if "strict" in options else default_strict(),
         )
+        model_config, template_kwargs = _adjusting(request)
+        path = vllm_paths.request_path(model_config)
+        if path is not None and path.name == vllm_paths.STRUCTURED_OUTPUTS:
+            return self._structured_outputs(request, opts, path, xargs, template_kwargs)
         check_options(opts, self.model_tokenizer)
         xargs[OPTION_KEY] = opts.to_json()
         request.vllm_xargs = xargs
@@ -318,6 +357,57 @@ class ThinkgateToolParser(ToolParser):
             # thinkgate's processor holds the answer; vLLM's own grammar for it would apply
             # from the end of reasoning as vLLM's reasoning parser sees it, on top of ours
             request.response_format = None
+        vllm_paths.log.debug("thinkgate: request (tool_choice %s) takes the processor path", _choice_name(opts.tool_choice))
+        return request
+
+    def _structured_outputs(self, request: Any, opts: RequestOptions, path: vllm_paths.Path, xargs: dict, template_kwargs: Optional[dict]) -> Any:
+        """The request held by vLLM's own structured outputs with thinkgate's structural tag,
+        from its first generated token: no thinkgate options for the processor (none runs, or
+        it would hold the request twice); a thinking budget becomes vLLM's; what the tag cannot
+        hold is refused by name."""
+        from vllm.sampling_params import StructuredOutputsParams
+
+        from ..constraint.structural_tag import build_structural_tag
+
+        for refusal in (path.refusal, vllm_paths.request_can_hold(request)):
+            if refusal:
+                raise ValueError(f"on this server thinkgate holds requests through vLLM's structured outputs ({path.reason}): {refusal}")
+        check_request(opts, self.model_tokenizer)  # the same refusals by name as the processor's path
+        tag = build_structural_tag(
+            self.format,
+            opts.tools,
+            opts.tool_choice,
+            opts.parallel_tool_calls,
+            tokenizer=self.model_tokenizer,
+            max_whitespace=opts.max_whitespace,
+            unsupported=opts.unsupported,
+            response_format=opts.response_format,
+            strict=opts.strict,
+        )
+        stage = vllm_paths.prompt_stage(self.model_tokenizer, self.format, getattr(request, "chat_template", None), template_kwargs)
+        tag = vllm_paths.structured_outputs_tag(tag, self.format, stage, self.model_tokenizer)
+        if opts.thinking_budget is not None:
+            own = getattr(request, "thinking_token_budget", None)
+            if own is not None and own != opts.thinking_budget:
+                raise ValueError(f"{BUDGET_KEY} ({opts.thinking_budget}) and thinking_token_budget ({own}) disagree; give one of them")
+            if not path.thinking_budget:
+                raise ValueError(
+                    f"{BUDGET_KEY} on vLLM's structured-output path is vLLM's thinking_token_budget, which needs "
+                    "--reasoning-parser (vLLM's reasoning config) on this server"
+                )
+            request.thinking_token_budget = opts.thinking_budget
+        request.structured_outputs = StructuredOutputsParams(structural_tag=json.dumps(tag, ensure_ascii=False))
+        # the tag holds the thinking: vLLM starts it at the first generated token
+        request._grammar_from_parser = True
+        request.response_format = None
+        xargs[STRICT_KEY] = opts.strict  # for the parser, which holds no call to more than the tag did
+        request.vllm_xargs = xargs
+        vllm_paths.log.debug(
+            "thinkgate: request (tool_choice %s, thinking stage %s) takes the structured_outputs path: %s",
+            _choice_name(opts.tool_choice),
+            stage,
+            path.reason,
+        )
         return request
 
     def _parser(self, request: Any) -> StreamParser:
@@ -373,6 +463,13 @@ class ThinkgateToolParser(ToolParser):
         if not content and not calls:
             return None
         return DeltaMessage(content="".join(content) or None, tool_calls=calls)
+
+
+def _choice_name(choice: Any) -> str:
+    if isinstance(choice, dict):
+        name = (choice.get("function") or {}).get("name")
+        return f"function {name}" if name else str(choice.get("type"))
+    return str(choice)
 
 
 class _Passthrough:
