@@ -158,6 +158,19 @@ def test_a_server_not_set_up_for_thinkgate_starts_and_says_what_it_will_refuse(a
         check_server_args(_server(tool_call_parser=None, reasoning_parser="thinkgate_deepseek_r1", speculative_algorithm="EAGLE3"))
 
 
+def test_several_tokenizer_workers_where_the_processor_never_runs_do_not_start(asking, caplog):
+    """SGLang loads no plugins in its tokenizer workers, so the admission check is missing
+    there: where no step would hold a request either (speculative decoding), a server with
+    custom logit processors on does not start; where the processor runs a token behind (the
+    overlap scheduler), it ends such requests itself, and the server starts with the warning."""
+    caplog.set_level(logging.WARNING, logger="thinkgate")
+    message = _refusal(check_server_args, _server(tool_call_parser=None, speculative_algorithm="EAGLE3", tokenizer_worker_num=2))
+    assert "--speculative-algorithm EAGLE3" in message and "--tokenizer-worker-num 2" in message
+    check_server_args(_server(tool_call_parser=None, disable_overlap_schedule=False, tokenizer_worker_num=2))
+    assert "overlap scheduler" in caplog.records[-1].getMessage()
+    check_server_args(_server(tool_call_parser=None, speculative_algorithm="EAGLE3"))  # one worker: admission refuses
+
+
 def test_a_request_asking_for_thinkgate_without_its_processor_is_refused(asking):
     """custom_params alone constrain nothing: the request must name thinkgate's processor.
     Beam search ranks beams on logits copied before any processor runs."""

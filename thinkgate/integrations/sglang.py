@@ -298,6 +298,9 @@ def _overlap(server_args: Any, cfg: Any) -> Optional[str]:
 
 
 _RULES = (_speculative, _diffusion, _sampler, _overlap)
+# The settings under which the processor never runs a step of a request (with the overlap
+# scheduler it runs a token behind, which the processor itself notices and ends the request for).
+_NEVER_CALLED = (_speculative, _diffusion, _sampler)
 
 
 def processor_skip_reason(server_args: Any) -> Optional[str]:
@@ -334,6 +337,12 @@ def check_server_args(server_args: Any) -> None:
         return
     if _set_up_for_thinkgate(cfg):
         raise ValueError(reason)
+    workers = getattr(cfg, "tokenizer_worker_num", 1) or 1
+    never_called = any(rule(server_args, cfg) for rule in _NEVER_CALLED)
+    if workers > 1 and never_called:
+        # SGLang loads no plugins in its tokenizer workers (http_server.init_multi_tokenizer):
+        # check_request would not run there, and no step would hold such a request either
+        raise ValueError(f"{reason}; with --tokenizer-worker-num {workers} SGLang loads no plugins in its tokenizer workers, so thinkgate could not refuse the requests that ask for it there: run one tokenizer worker")
     log.warning("%s (requests that ask for thinkgate will be refused)", reason)
 
 
