@@ -213,8 +213,8 @@ def _many_calls(tok, n):
 
 
 def draft_rounds(tok, batch_sizes, drafts, calls=6):
-    """CPU work per verified token under speculative decoding (BatchSteps: accept + fill, the
-    apply apart), in the tool phase (a section of ``calls`` calls per row) and while thinking:
+    """CPU work per verified token of a row under speculative decoding, µs (BatchSteps: accept +
+    fill + rollback, the apply apart), in the tool phase (a section of ``calls`` calls per row) and while thinking:
     each round a row is shown k drafts, the masks filled at the k + 1 positions a verifier
     samples, then the drafts rejected are rolled back and the model's own token read. Rows accept
     all k ("all"), or a random number 0..k ("random": the rest are the walk's token two places
@@ -263,12 +263,12 @@ def draft_rounds(tok, batch_sizes, drafts, calls=6):
                             for i in np.flatnonzero(live & (at >= n)).tolist():
                                 live[i] = False
                                 steps.finish(i)
-                        return spent / committed * 1e3
+                        return spent / committed * 1e6
 
-                    out.append({"phase": phase, "batch": B, "drafts": k, "acceptance": acceptance, "ms_per_token": _best(once, repeat=1 if B >= 64 else 3)})
-    base = {(r["phase"], r["batch"]): r["ms_per_token"] for r in out if r["drafts"] == 0}
+                    out.append({"phase": phase, "batch": B, "drafts": k, "acceptance": acceptance, "us_per_token": _best(once, repeat=1 if B >= 64 else 3)})
+    base = {(r["phase"], r["batch"]): r["us_per_token"] for r in out if r["drafts"] == 0}
     for r in out:
-        r["vs_one_token"] = r["ms_per_token"] / base[(r["phase"], r["batch"])]
+        r["vs_one_token"] = r["us_per_token"] / base[(r["phase"], r["batch"])]
     return out
 
 
@@ -600,8 +600,8 @@ def main() -> None:
     print_table("a long tool phase in a process of 500k more objects, the garbage collector on", results["gc_load"],
                 [B, ("calls a row", "calls", "d"), ("steps", "steps", "d"), ("ms per step", "step_ms", ".3f"), ("of it in gc", "gc_ms_per_step", ".3f"), ("full collections", "full_collections", "d"),
                  ("objects kept per row and token", "kept_per_row_token", ".2f")])
-    print_table("draft rounds (speculative decoding): CPU work per verified token, ms (BatchSteps: accept + fill + rollback, the apply apart)", results["draft_rounds"],
-                [("phase", "phase", ""), B, ("drafts k", "drafts", "d"), ("accepted", "acceptance", ""), ("ms per token", "ms_per_token", ".4f"), ("× one-token", "vs_one_token", ".2f")])
+    print_table("draft rounds (speculative decoding): CPU work per verified token of a row, µs (BatchSteps: accept + fill + rollback, the apply apart)", results["draft_rounds"],
+                [("phase", "phase", ""), B, ("drafts k", "drafts", "d"), ("accepted", "acceptance", ""), ("µs per token", "us_per_token", ".2f"), ("× one-token", "vs_one_token", ".2f")])
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w") as f:
         json.dump(results, f, indent=2)

@@ -1,6 +1,7 @@
 """vLLM tests: they run in an environment with vLLM installed (see the README) and are skipped
 elsewhere."""
 
+import contextlib
 import os
 import sys
 
@@ -74,38 +75,44 @@ class Server:
             return f.read()
 
 
-@pytest.fixture(scope="session")
-def server(tiny_model, tmp_path_factory):
-    """vLLM's OpenAI server on 127.0.0.1 with thinkgate's processor and parser plugins."""
+@contextlib.contextmanager
+def serving(cmd, env, log_path):
+    """vLLM's OpenAI server started with ``cmd``, once it answers /health; stopped afterwards."""
     import subprocess
     import time
 
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
+        srv = Server(proc, int(cmd[cmd.index("--port") + 1]), log_path)
+        try:
+            deadline = time.time() + 300
+            while not srv.alive():
+                if proc.poll() is not None:
+                    raise RuntimeError(f"the server exited: see {log_path}")
+                if time.time() > deadline:
+                    raise RuntimeError("the server did not come up in 300 s")
+                time.sleep(2)
+            yield srv
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+@pytest.fixture(scope="session")
+def server(tiny_model, tmp_path_factory):
+    """vLLM's OpenAI server on 127.0.0.1 with thinkgate's processor and parser plugins."""
     from thinkgate.formats.templates import chat_template
 
     template = tmp_path_factory.mktemp("tpl") / "template.jinja"
     template.write_text(chat_template(SERVER_FORMAT))
     port = _free_port()
     log_path = tmp_path_factory.mktemp("log") / "server.log"
-    log = open(log_path, "w")
     env = dict(os.environ, VLLM_CPU_KVCACHE_SPACE="1")
-    proc = subprocess.Popen(server_command(tiny_model, port, str(template)), stdout=log, stderr=subprocess.STDOUT, env=env)
-    srv = Server(proc, port, log_path)
-    try:
-        deadline = time.time() + 300
-        while not srv.alive():
-            if proc.poll() is not None:
-                raise RuntimeError(f"the server exited: see {log_path}")
-            if time.time() > deadline:
-                raise RuntimeError("the server did not come up in 300 s")
-            time.sleep(2)
+    with serving(server_command(tiny_model, port, str(template)), env, log_path) as srv:
         yield srv
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
 
 
 @pytest.fixture(scope="session")

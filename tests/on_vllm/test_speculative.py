@@ -13,9 +13,6 @@ import gc
 import json
 import os
 import re
-import subprocess
-import sys
-import time
 import weakref
 
 import jsonschema
@@ -301,7 +298,7 @@ def spec_server(tiny_model, tmp_path_factory):
     """vLLM's OpenAI server (the CPU build's V1 runner) with n-gram speculative decoding and
     thinkgate's parser plugins; the processor is installed as an entry point, which vLLM leaves
     out here (``--logits-processors`` it would refuse at start-up)."""
-    from conftest import Server, _free_port, server_command
+    from conftest import _free_port, server_command, serving
 
     template = tmp_path_factory.mktemp("spec-tpl") / "template.jinja"
     template.write_text(chat_template(R1))
@@ -313,24 +310,8 @@ def spec_server(tiny_model, tmp_path_factory):
     log_path = tmp_path_factory.mktemp("spec-log") / "server.log"
     env = dict(os.environ, VLLM_CPU_KVCACHE_SPACE="1", VLLM_LOGGING_LEVEL="DEBUG")
     env.pop(vllm_paths.PATH_ENV, None)
-    with open(log_path, "w") as log:
-        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
-        srv = Server(proc, port, log_path)
-        try:
-            deadline = time.time() + 300
-            while not srv.alive():
-                if proc.poll() is not None:
-                    raise RuntimeError(f"the server exited: see {log_path}")
-                if time.time() > deadline:
-                    raise RuntimeError("the server did not come up in 300 s")
-                time.sleep(2)
-            yield srv
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+    with serving(cmd, env, log_path) as srv:
+        yield srv
 
 
 def _ask(client, messages, tool_choice, stream, seed, temperature, thinking=True):
