@@ -15,7 +15,6 @@ import numpy as np
 import xgrammar as xgr
 
 from ..formats import ChatFormat, get_format, is_text
-from .compile_budget import check_spec
 from .future_cache import FutureCache
 from .guard import MaskCache
 from .routed import ROUTE_FROM, CallGrammars, RoutedCalls, call_heads
@@ -166,9 +165,6 @@ class GrammarCache:
             route_from=route_from,
             guard_whitespace=True,
         )
-        # the tool set's compile, estimated: refused by name past the budget (xgrammar's compile
-        # cannot be interrupted, and an engine may run it inside its step)
-        check_spec(spec)
         try:
             compiled = vocab.compiler.compile_structural_tag(spec.tag)
         except Exception as e:  # every schema was checked alone; this is the tag as a whole

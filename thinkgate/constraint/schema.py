@@ -39,14 +39,12 @@ from typing import Any, Optional
 
 import jsonschema
 
-from .compile_budget import check_schema as check_compile_cost
 from .metaschema import flat_metaschema
 from .schema_checks import MAX_SCHEMA_DEPTH, check_with_xgrammar, subschemas, too_deep
 from .schema_nodes import Node, build_nodes, resolve_ref
 from .schema_patterns import (
     FORBIDDEN_IN_PATTERN,
     FORMATS,
-    bounded_format,
     SINGLE_REPEAT,
     language_size,
     optional_groups_as_ranges,
@@ -227,8 +225,6 @@ def prepare(schema: Any, where: str, unsupported: str = "error", ask_xgrammar: b
     except ValueError as e:
         raise ValueError(str(e) if isinstance(e, _Refused) else f"{where}: {e}") from None
     xgrammar_schema = _without_lengths(normal)
-    # what xgrammar's compile would cost, refused by name past the budget before anything compiles
-    check_compile_cost(xgrammar_schema, where)
     if ask_xgrammar:
         check_with_xgrammar(xgrammar_schema, where)
     both = next((p for p, sub, _ in subschemas(normal, "#", 0) if isinstance(sub, dict) and "pattern" in sub and "maxLength" in sub), None)
@@ -530,16 +526,6 @@ def _fold_lengths(out: dict, ctx: _Context, path: str) -> None:
             out["pattern"] = f"^{atom}{{{first},}}$"
         return
     fmt = ctx.formats.get(id(out))
-    if fmt is not None and hi is not None:
-        # a format with no length bound of its own (email, uri): its pattern written within the
-        # length, which xgrammar then holds exactly (see bounded_format)
-        written = bounded_format(fmt, lo, hi)
-        if written is not None:
-            out["pattern"] = written
-            ctx.formats[id(out)] = fmt
-            out.pop("minLength", None)
-            out.pop("maxLength", None)
-            return
     what = f"'format' {fmt!r}" if fmt else f"'pattern' {pattern!r}"
     bounds = " and ".join(repr(k) for k in ("minLength", "maxLength") if k in out)
     ctx.refuse(path, f"{what} together with {bounds} (a string the pattern lets begin might be one that no string within the length completes; write the length into the pattern)")

@@ -43,7 +43,6 @@ try:
 except ImportError:  # pragma: no cover - Python 3.10
     import sre_parse as _sre  # type: ignore[no-redef]
 
-from .compile_budget import check_schema as check_compile_cost
 from .schema import FOLD_LIMIT
 
 log = logging.getLogger("thinkgate.constraint")
@@ -87,8 +86,6 @@ def exact_schema(schema: Any, where: str, unsupported: str = "error", json: bool
     the place (in the schema as thinkgate normalized it) and the keyword."""
     out = copy.deepcopy(schema)
     _walk(out, _Exact(where, unsupported == "relax", json), "#")
-    # the lengths written as patterns (or, in parameters, held by xgrammar itself) cost compile time
-    check_compile_cost(out, where, native_lengths=not json)
     return out
 
 
