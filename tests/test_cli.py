@@ -186,6 +186,14 @@ def test_batch_lines_are_read_with_the_fields_openai_clients_send():
         (batch_line("a", [1]), "line 1: body must be a JSON object"),
         ("[1, 2]", "line 1: a request is a JSON object, not a JSON array"),
         ("{oops", "line 1: not JSON"),
+        # JSON types as OpenAI takes them (issue 34, point 10): no string or boolean read as a number
+        (batch_line("a", {"messages": HELLO, "max_tokens": "10"}), 'line 1: body.max_tokens must be an integer, not the string "10"'),
+        (json.dumps({"messages": HELLO, "max_completion_tokens": 7.0}), "line 1: max_completion_tokens must be an integer, not the number 7.0"),
+        (json.dumps({"messages": HELLO, "temperature": "0.5"}), 'line 1: temperature must be a number, not the string "0.5"'),
+        (json.dumps({"messages": HELLO, "seed": True}), "line 1: seed must be an integer, not the boolean true"),
+        (json.dumps({"messages": HELLO, "thinking_budget": "4"}), 'line 1: thinking_budget must be an integer, not the string "4"'),
+        (json.dumps({"messages": HELLO, "parallel_tool_calls": "false"}), 'line 1: parallel_tool_calls must be true or false, not the string "false"'),
+        (json.dumps({"messages": HELLO, "stop": ["x", 1]}), "line 1: stop[1] must be a string, not the number 1"),
     ],
 )
 def test_a_bad_line_is_refused_by_line_and_field(line, message):

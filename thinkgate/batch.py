@@ -103,7 +103,7 @@ def _batch_problem(data: dict) -> Optional[str]:
 
 def _describe(err: dict, prefix: str) -> str:
     """One pydantic error as a user reads it: the field by its name in the request."""
-    field = prefix + ".".join(str(p) for p in err["loc"])
+    field = prefix + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err["loc"]).lstrip(".")
     msg = err["msg"].removeprefix("Value error, ")
     if err["loc"][:1] == ("tool_choice",):
         choice = json.dumps(err.get("input"), ensure_ascii=False)
@@ -112,11 +112,17 @@ def _describe(err: dict, prefix: str) -> str:
         return f"unknown field {field!r} (thinkgate generate does not support it)"
     if err["type"] == "missing":
         return f"{field} is required"
+    if err["type"] in _TYPES:  # (also what a lax reading would have converted: "10", true)
+        return f"{field} must be {_TYPES[err['type']]}, not the {_json_kind(err.get('input'))} {json.dumps(err.get('input'), ensure_ascii=False)}"
     if not err["loc"]:  # a check across fields names them itself
         return msg
     if msg.startswith(tuple(str(err["loc"][0]) + c for c in "[. ")):  # the message names the field itself (messages[1].content, response_format.type)
         return prefix + msg
     return f"{field}: {msg}"
+
+
+# pydantic's type errors, as the JSON type a field takes
+_TYPES = {"int_type": "an integer", "float_type": "a number", "bool_type": "true or false", "string_type": "a string"}
 
 
 def _json_kind(value: Any) -> str:
