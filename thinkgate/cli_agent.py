@@ -17,10 +17,11 @@ REASONING_SHOWN = 80  # characters of a turn's reasoning printed
 
 
 def cmd_agent(args: argparse.Namespace) -> int:
-    try:
-        from .agent import Agent, AgentError, ToolSchemaError
-    except ImportError as e:
-        raise UserError(f"the agent needs the MCP SDK ({e}); install it with pip install 'thinkgate[agent]'") from None
+    checks.installed("mcp", "thinkgate agent", "agent")
+    if args.engine == "vllm":
+        checks.installed("vllm", "--engine vllm", "vllm")
+    from .agent import Agent, AgentError, ToolSchemaError
+
     fmt = checks.known_format(args.format)
     tool_choice = checks.tool_choice(args.tool_choice)
     if args.json not in (None, "-"):
@@ -156,9 +157,11 @@ def _engine(args: argparse.Namespace, fmt: Any, template: Any) -> Any:
         logging.disable_progress_bar()
     if args.engine == "vllm":
         try:
+            import vllm  # noqa: F401  (the module below imports it only when called)
+
             from .integrations.vllm_offline import make_llm
-        except ImportError as e:
-            raise UserError(f"--engine vllm needs vLLM ({e}); install it with pip install 'thinkgate[vllm]'") from None
+        except ImportError as e:  # installed, but broken
+            raise UserError(f"--engine vllm: vLLM could not be imported ({e})") from None
         return VllmEngine(make_llm(model_path, max_model_len=args.max_model_len), fmt, template)
     from .demo import load
 

@@ -52,6 +52,15 @@ def output_file(path: str) -> None:
         raise UserError(f"output {path} cannot be written (permission denied)")
 
 
+def installed(module: str, what: str, extra: str) -> None:
+    """That ``module`` can be imported, found before any work (importing it may take seconds);
+    the hint is what works from a checkout: thinkgate is not on a package index."""
+    import importlib.util
+
+    if importlib.util.find_spec(module) is None:
+        raise UserError(f"{what} needs {module}, which is not installed: pip install -e \".[{extra}]\" in thinkgate's checkout (or pip install {module})")
+
+
 def known_format(name: str) -> Any:
     from .formats import get_format, names
 

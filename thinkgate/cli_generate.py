@@ -20,6 +20,8 @@ from .cli_checks import UserError
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
+    if args.engine == "vllm":
+        checks.installed("vllm", "--engine vllm", "vllm")
     fmt = checks.known_format(args.format)
     checks.drafting_engine(args)
     if args.input != "-":
@@ -120,10 +122,12 @@ def _engine(args: argparse.Namespace, model_path: str, fmt: Any, template: Optio
     if args.engine == "vllm":
         _vllm_on_cpu(args.quiet)
         try:
+            import vllm  # noqa: F401  (the module below imports it only when called)
+
             from .integrations.vllm_offline import generate_chat as vllm_generate
             from .integrations.vllm_offline import make_llm
-        except ImportError as e:
-            raise UserError(f"--engine vllm needs vLLM ({e}); install it with pip install 'thinkgate[vllm]'") from None
+        except ImportError as e:  # installed, but broken
+            raise UserError(f"--engine vllm: vLLM could not be imported ({e})") from None
         llm = make_llm(model_path, max_model_len=args.max_model_len)
         if template is None and fmt.chat is None and not llm.get_tokenizer().chat_template:
             raise UserError(checks.missing_template(fmt, args.model))
