@@ -77,10 +77,11 @@ def test_formats_and_inspect(tmp_path, capsys):
         assert '"type": "structural_tag"' in out
         assert "the grammar accepts it, token by token: yes" in out
     assert main(["inspect", "--format", "deepseek_r1", "--tools", str(tools), "--tokenizer", "", "--single-call", "--tool-choice", '{"type": "function", "function": {"name": "set_alarm"}}']) == 0
+    capsys.readouterr()
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps([{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {"a": {"not": {}}}}}}]))
-    assert main(["inspect", "--format", "deepseek_r1", "--tools", str(bad)]) == 1
-    assert "keyword 'not'" in capsys.readouterr().err
+    assert main(["inspect", "--format", "deepseek_r1", "--tools", str(bad)]) == 2
+    assert capsys.readouterr().err.startswith("thinkgate inspect: error: tool 'f': keyword 'not'")
 
 
 def test_inspect_gpt_oss_with_its_own_vocabulary(tmp_path, capsys, harmony_tokenizer):
@@ -261,6 +262,7 @@ def no_model_load(monkeypatch):
         raise AssertionError("the model was loaded before the mistake was found")
 
     monkeypatch.setattr(thinkgate.demo, "load", refuse)
+    monkeypatch.setattr(thinkgate.demo, "load_model", refuse)
 
 
 def test_every_mistake_is_found_before_the_model_loads(tiny, tmp_path, capsys, no_model_load):

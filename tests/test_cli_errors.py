@@ -12,6 +12,9 @@ import sys
 
 import pytest
 
+# (imported here, not under a test's captured stderr: the SDK binds a stdio server's stderr at import)
+import mcp.client.stdio  # noqa: F401
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 HELLO = [{"role": "user", "content": "Say hello."}]
 
@@ -56,3 +59,59 @@ def test_engine_vllm_without_vllm_is_one_line_with_an_install_that_works(tiny, t
         assert status == 2 and out == ""
         line = one_error_line(err, command)
         assert line.endswith('--engine vllm needs vllm, which is not installed: pip install -e ".[vllm]" in thinkgate\'s checkout (or pip install vllm)')
+
+
+SCRIPT = ROOT / "tests" / "mcp_servers.py"
+
+
+@pytest.fixture
+def no_model_load(monkeypatch):
+    import thinkgate.demo
+
+    def refuse(path):
+        raise AssertionError("the model was loaded before the mistake was found")
+
+    monkeypatch.setattr(thinkgate.demo, "load_model", refuse, raising=False)
+
+
+def test_a_format_the_tokenizer_cannot_write_is_refused_before_servers_and_model(tiny, tmp_path, capsys, no_model_load):
+    from thinkgate.cli import main
+
+    # the agent: the MCP server named does not exist, so reaching it first would say so
+    assert main(["agent", "--model", str(tiny), "--format", "qwen3", "--mcp", "no-such-server-command", "What is 2 + 2?"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"thinkgate agent: error: --format qwen3 does not fit {tiny}'s tokenizer: the tokenizer has no single token for ")
+    # generate, with a template of its own (so that only the markers are wrong)
+    (tmp_path / "qwen3.jinja").write_text("{% for m in messages %}{{ m.content }}{% endfor %}")
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps({"messages": HELLO}) + "\n")
+    assert main(["generate", "--model", str(tiny), "--format", "qwen3", "--chat-template", str(tmp_path / "qwen3.jinja"), "--input", str(src), "--output", str(tmp_path / "out.jsonl")]) == 2
+    assert f"thinkgate generate: error: --format qwen3 does not fit {tiny}'s tokenizer" in capsys.readouterr().err
+    assert not (tmp_path / "out.jsonl").exists()
+
+
+def test_agent_mistakes_are_found_before_servers_or_the_model(tiny, capsys, no_model_load):
+    from thinkgate.cli import main
+
+    assert main(["agent", "--engine", "openai", "--model", "served", "--mcp", "no-such-server-command", "q"]) == 2
+    assert capsys.readouterr().err == "thinkgate agent: error: --engine openai needs --base-url (e.g. http://127.0.0.1:8000/v1)\n"
+    assert main(["agent", "--model", str(tiny), "--prompt-lookup", "0", "--mcp", "no-such-server-command", "q"]) == 2
+    assert "--prompt-lookup 0: draft at least 1 token" in capsys.readouterr().err
+    # a function no server offers: said once the servers have listed their tools, before the model loads
+    choice = json.dumps({"type": "function", "function": {"name": "divide"}})
+    assert main(["agent", "--model", str(tiny), "--mcp", f"{sys.executable} {SCRIPT} calc", "--tool-choice", choice, "--quiet", "q"]) == 2
+    assert capsys.readouterr().err == "thinkgate agent: error: --tool-choice: tool_choice names the function 'divide', which is not among the tools (calculate)\n"
+
+
+def test_inspect_refuses_a_schema_before_it_loads_a_tokenizer(tmp_path, capsys, monkeypatch):
+    import thinkgate.tokenizers
+    from thinkgate.cli import main
+
+    def refuse(name):
+        raise AssertionError("the tokenizer was loaded before the schema was refused")
+
+    monkeypatch.setattr(thinkgate.tokenizers, "family_tokenizer", refuse)
+    bad = tmp_path / "tools.json"
+    bad.write_text(json.dumps([{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {"a": {"not": {}}}}}}]))
+    assert main(["inspect", "--format", "deepseek_r1", "--tools", str(bad), "--tokenizer", "deepseek"]) == 2
+    assert capsys.readouterr().err.startswith("thinkgate inspect: error: tool 'f': keyword 'not' at #/properties/a cannot be enforced")

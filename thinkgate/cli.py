@@ -41,14 +41,15 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     fmt = checks.known_format(args.format)
     tools = checks.tools(args.tools)
     choice = checks.tool_choice(args.tool_choice)
-    tokenizer = _inspect_tokenizer(args.tokenizer, fmt)
+    from .requests import RequestOptions, check_options
+
     try:
+        # what every engine checks at admission, before a tokenizer loads (seconds, for some families)
+        check_options(RequestOptions(format=fmt.name, tools=tools, tool_choice=choice, parallel_tool_calls=not args.single_call, unsupported=args.unsupported, strict=args.strict))
+        tokenizer = _inspect_tokenizer(args.tokenizer, fmt)
         tag = build_structural_tag(fmt, tools, choice, not args.single_call, tokenizer=tokenizer, strict=args.strict, unsupported=args.unsupported)
     except ValueError as e:
-        # (the library's option, as this command spells it)
-        message = str(e).replace("unsupported='relax'", "--unsupported relax")
-        print(f"error: {message}", file=sys.stderr)
-        return 1
+        raise UserError(checks.spelled(str(e))) from None
     # the tag an engine's own structured output gets: exact on its own, with no guard behind it
     print("# structural tag (the grammar after thinking, exact on its own)")
     print(json.dumps(tag, ensure_ascii=False, indent=2))

@@ -17,6 +17,9 @@ REASONING_SHOWN = 80  # characters of a turn's reasoning printed
 
 
 def cmd_agent(args: argparse.Namespace) -> int:
+    checks.drafting_engine(args)
+    if args.engine == "openai" and not args.base_url:
+        raise UserError("--engine openai needs --base-url (e.g. http://127.0.0.1:8000/v1)")
     checks.installed("mcp", "thinkgate agent", "agent")
     if args.engine == "vllm":
         checks.installed("vllm", "--engine vllm", "vllm")
@@ -35,8 +38,9 @@ def cmd_agent(args: argparse.Namespace) -> int:
         servers = [_server(s) for s in args.mcp]
     except ValueError as e:
         raise UserError(str(e)) from None
-    if args.engine != "openai":
-        checks.model_source(args.model)
+    # the tokenizer (a second) before the servers and the model: a format it cannot write is
+    # found before either
+    tokenizer = None if args.engine == "openai" else _tokenizer(args, checks.model_source(args.model), fmt, template)
     # With --json the transcript is stdout's; the turns go to stderr.
     out = sys.stderr if args.json == "-" else sys.stdout
     thinking = {"on": True, "off": False, "default": None}[args.thinking]
@@ -48,7 +52,8 @@ def cmd_agent(args: argparse.Namespace) -> int:
             if not args.quiet:
                 names = ", ".join(f"{name} ({route.label})" for name, route in agent.toolset.routes.items())
                 print(f"tools: {names}", file=out)
-            agent.engine = await asyncio.to_thread(_engine, args, fmt, template)
+            _check_tool_choice(agent.toolset, fmt, tool_choice, args)
+            agent.engine = await asyncio.to_thread(_engine, args, fmt, template, tokenizer)
             return await agent.run(
                 args.question,
                 system=args.system,
@@ -141,20 +146,37 @@ def _server(text: str) -> Any:
     return server_spec(text)
 
 
-def _engine(args: argparse.Namespace, fmt: Any, template: Any) -> Any:
+def _tokenizer(args: argparse.Namespace, model_path: str, fmt: Any, template: Any) -> Any:
+    """The model's tokenizer, checked against the format and for a chat template."""
+    if args.quiet:
+        checks.quiet_transformers()
+    from .demo import load_tokenizer
+
+    try:
+        tokenizer = load_tokenizer(model_path)
+    except (OSError, ValueError) as e:
+        raise UserError(f"could not load the tokenizer of {args.model}: {e}") from None
+    if template is None and fmt.chat is None and not getattr(tokenizer, "chat_template", None):
+        raise UserError(checks.missing_template(fmt, args.model))
+    return checks.tokenizer_fits(fmt, tokenizer, f"{args.model}'s tokenizer")
+
+
+def _check_tool_choice(toolset: Any, fmt: Any, tool_choice: Any, args: argparse.Namespace) -> None:
+    """--tool-choice against the tools the servers listed (a function none of them offers), before the model loads."""
+    from .requests import RequestOptions, check_options
+
+    try:
+        check_options(RequestOptions(format=fmt.name, tools=toolset.tools, tool_choice=tool_choice, unsupported=args.unsupported, strict=args.strict))
+    except ValueError as e:
+        raise UserError(f"--tool-choice: {e}") from None
+
+
+def _engine(args: argparse.Namespace, fmt: Any, template: Any, tokenizer: Any) -> Any:
     from .agent import OpenAIEngine, TransformersEngine, VllmEngine
 
-    checks.drafting_engine(args)
     if args.engine == "openai":
-        if not args.base_url:
-            raise UserError("--engine openai needs --base-url (e.g. http://127.0.0.1:8000/v1)")
         return OpenAIEngine(args.base_url, args.model, fmt, api_key=args.api_key)
     model_path = checks.model_source(args.model)
-    if args.quiet:
-        from transformers.utils import logging
-
-        logging.set_verbosity_error()
-        logging.disable_progress_bar()
     if args.engine == "vllm":
         try:
             import vllm  # noqa: F401  (the module below imports it only when called)
@@ -163,14 +185,12 @@ def _engine(args: argparse.Namespace, fmt: Any, template: Any) -> Any:
         except ImportError as e:  # installed, but broken
             raise UserError(f"--engine vllm: vLLM could not be imported ({e})") from None
         return VllmEngine(make_llm(model_path, max_model_len=args.max_model_len), fmt, template)
-    from .demo import load
+    from .demo import load_model
 
     try:
-        model, tokenizer = load(model_path)
+        model = load_model(model_path)
     except (OSError, ValueError) as e:
         raise UserError(f"could not load the model {args.model}: {e}") from None
-    if template is None and fmt.chat is None and not getattr(tokenizer, "chat_template", None):
-        raise UserError(checks.missing_template(fmt, args.model))
     return TransformersEngine(model, tokenizer, fmt, template, drafting=checks.drafting(args, tokenizer))
 
 

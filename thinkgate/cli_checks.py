@@ -52,6 +52,12 @@ def output_file(path: str) -> None:
         raise UserError(f"output {path} cannot be written (permission denied)")
 
 
+def spelled(message: str) -> str:
+    """A library message's advice as the command line takes it: ``--unsupported relax``, not
+    the Python keyword."""
+    return message.replace("unsupported='relax'", "--unsupported relax")
+
+
 def installed(module: str, what: str, extra: str) -> None:
     """That ``module`` can be imported, found before any work (importing it may take seconds);
     the hint is what works from a checkout: thinkgate is not on a package index."""
@@ -160,6 +166,27 @@ def format_against_template(fmt: Any, template: Optional[str]) -> Optional[str]:
     if found.name == fmt.name or found.tools == fmt.tools:
         return None
     return f"--format {fmt.name}, but the chat template reads as {found.name}'s (thinkgate detect): check --format"
+
+
+def quiet_transformers() -> None:
+    """For --quiet: transformers logs and draws its own bars ("Loading weights") unless told otherwise."""
+    from transformers.utils import logging
+
+    logging.set_verbosity_error()
+    logging.disable_progress_bar()
+
+
+def tokenizer_fits(fmt: Any, tokenizer: Any, what: str) -> Any:
+    """``tokenizer``, checked to hold the format's markers as tokens (``--format qwen3`` on a
+    DeepSeek model), before the model's weights load."""
+    from .constraint.compiled import check_markers
+    from .formats.tokens import single_token_id
+
+    try:
+        check_markers(fmt, lambda marker: single_token_id(tokenizer, marker))
+    except ValueError as e:
+        raise UserError(f"--format {fmt.name} does not fit {what}: {e} (thinkgate detect reads a model's format from its chat template)") from None
+    return tokenizer
 
 
 def add_drafting_arguments(parser: Any) -> None:

@@ -20,10 +20,10 @@ from .cli_checks import UserError
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
-    if args.engine == "vllm":
-        checks.installed("vllm", "--engine vllm", "vllm")
     fmt = checks.known_format(args.format)
     checks.drafting_engine(args)
+    if args.engine == "vllm":
+        checks.installed("vllm", "--engine vllm", "vllm")
     if args.input != "-":
         checks.input_file(args.input, "input")
     if args.output != "-":
@@ -51,7 +51,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
         print(f"warning: {args.input if args.input != '-' else 'the input'} holds no requests; nothing to do", file=sys.stderr)
     shape = batch_output if args.output_format == "batch" else chat_output
 
-    generate = _engine(args, model, fmt, template) if todo else None
+    generate = _engine(args, model, fmt, template, _tokenizer(args, model, fmt, template)) if todo else None
     with (nullcontext(sys.stdout) if args.output == "-" else open(args.output, "w", encoding="utf-8")) as out:
         answers = _run(args, lines, todo, generate, out, shape)
     failed = sum(1 for line in lines if line.error is not None)
@@ -88,14 +88,6 @@ def _report(line: Line, write: Callable[[str], None] = lambda s: print(s, file=s
     write(f"error: {line.error['message']}")
 
 
-def _quiet_transformers() -> None:
-    # transformers logs and draws its own bars ("Loading weights") unless told otherwise
-    from transformers.utils import logging
-
-    logging.set_verbosity_error()
-    logging.disable_progress_bar()
-
-
 # What vLLM's CPU backend needs and does not default: KV-cache space to check memory against
 # (GiB), and the engine in this process (its worker processes need what a CPU machine lacks).
 VLLM_CPU_DEFAULTS = {"VLLM_CPU_KVCACHE_SPACE": "4", "VLLM_ENABLE_V1_MULTIPROCESSING": "0"}
@@ -115,10 +107,26 @@ def _vllm_on_cpu(quiet: bool) -> None:
         print(f"vLLM on the CPU: {said} (set these yourself to choose otherwise)", file=sys.stderr)
 
 
-def _engine(args: argparse.Namespace, model_path: str, fmt: Any, template: Optional[str]) -> Callable:
-    """``generate(requests, on_progress)`` for the chosen engine, the model loaded."""
+def _tokenizer(args: argparse.Namespace, model_path: str, fmt: Any, template: Optional[str]) -> Any:
+    """The tokenizer the prompts are written in, loaded (in a second) before the model (in
+    minutes, for a real one), and checked against the format."""
     if args.quiet:
-        _quiet_transformers()
+        checks.quiet_transformers()
+    from .demo import deepseek_tokenizer, load_tokenizer
+
+    if args.tokenizer == "deepseek" and args.engine == "transformers":
+        return checks.tokenizer_fits(fmt, deepseek_tokenizer(), "the deepseek-tokenizer package's tokenizer")
+    try:
+        tokenizer = load_tokenizer(model_path)
+    except (OSError, ValueError) as e:
+        raise UserError(f"could not load the tokenizer of {args.model}: {e}") from None
+    if template is None and fmt.chat is None and not getattr(tokenizer, "chat_template", None):
+        raise UserError(checks.missing_template(fmt, args.model))
+    return checks.tokenizer_fits(fmt, tokenizer, f"{args.model}'s tokenizer")
+
+
+def _engine(args: argparse.Namespace, model_path: str, fmt: Any, template: Optional[str], tokenizer: Any) -> Callable:
+    """``generate(requests, on_progress)`` for the chosen engine, the model loaded."""
     if args.engine == "vllm":
         _vllm_on_cpu(args.quiet)
         try:
@@ -129,8 +137,6 @@ def _engine(args: argparse.Namespace, model_path: str, fmt: Any, template: Optio
         except ImportError as e:  # installed, but broken
             raise UserError(f"--engine vllm: vLLM could not be imported ({e})") from None
         llm = make_llm(model_path, max_model_len=args.max_model_len)
-        if template is None and fmt.chat is None and not llm.get_tokenizer().chat_template:
-            raise UserError(checks.missing_template(fmt, args.model))
 
         def generate(requests: list, on_progress: Callable[[int], None]) -> list[dict]:
             results = vllm_generate(llm, requests, format=fmt, chat_template=template, model_name=args.model, strict=args.strict)
@@ -139,18 +145,13 @@ def _engine(args: argparse.Namespace, model_path: str, fmt: Any, template: Optio
 
         return generate
 
-    from .demo import deepseek_tokenizer, load
+    from .demo import load_model
     from .integrations.transformers import generate_chat
 
     try:
-        model, tokenizer = load(model_path)
+        model = load_model(model_path)
     except (OSError, ValueError) as e:
         raise UserError(f"could not load the model {args.model}: {e}") from None
-    if args.tokenizer == "deepseek":
-        tokenizer = deepseek_tokenizer()
-    if template is None and fmt.chat is None and not getattr(tokenizer, "chat_template", None):
-        raise UserError(checks.missing_template(fmt, args.model))
-
     drafting = checks.drafting(args, tokenizer)
 
     def generate(requests: list, on_progress: Callable[[int], None]) -> list[dict]:

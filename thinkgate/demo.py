@@ -128,11 +128,23 @@ def _has_chat_template(path: Path) -> bool:
 
 
 def load(path: Path) -> tuple[Any, Any]:
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    return load_model(path), load_tokenizer(path)
+
+
+def load_tokenizer(path: Path) -> Any:
+    """The model's tokenizer alone: a second, where the weights may take minutes, so the command
+    line checks what it can against it (the format's markers, a chat template) before those."""
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(path)
+
+
+def load_model(path: Path) -> Any:
+    from transformers import AutoModelForCausalLM
 
     model = AutoModelForCausalLM.from_pretrained(path)
     model.eval()
-    return model, AutoTokenizer.from_pretrained(path)
+    return model
 
 
 def run(seed: int = 0, out=None) -> int:
