@@ -114,11 +114,12 @@ def test_detect_reads_a_template_file_a_tokenizer_config_or_a_model_directory(tm
     assert main(["detect", str(model)]) == 0  # chat_template.json before tokenizer_config.json
     assert "format: deepseek_r1" in capsys.readouterr().out
     (tmp_path / "none.json").write_text("{}")
-    assert main(["detect", str(tmp_path / "none.json")]) == 1
-    assert "has no chat_template" in capsys.readouterr().err
+    assert main(["detect", str(tmp_path / "none.json")]) == 2
+    assert capsys.readouterr().err == f"thinkgate detect: error: {tmp_path / 'none.json'} has no chat_template\n"
     (tmp_path / "plain.jinja").write_text("{% for m in messages %}{{ m.content }}{% endfor %}")
-    assert main(["detect", str(tmp_path / "plain.jinja")]) == 1
-    assert "renders no tool calls" in capsys.readouterr().err
+    assert main(["detect", str(tmp_path / "plain.jinja")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("thinkgate detect: error: ") and "renders no tool calls" in err
 
 
 # --- OpenAI's Batch API, the request fields users send, checks before the model loads ---
@@ -313,7 +314,7 @@ def test_quiet_prints_only_errors(tiny, tmp_path, capsys):
         logging.enable_progress_bar()
     assert status == 1 and len(out) == 2
     err = capsys.readouterr().err.splitlines()
-    assert err[0].startswith("error: line 1: not JSON") and err[1] == "1 of 2 lines answered; 1 failed (their output lines carry the error)"
+    assert err[0].startswith("thinkgate generate: error: line 1: not JSON") and err[1] == "1 of 2 lines answered; 1 failed (their output lines carry the error)"
     assert len(err) == 2  # no progress bar, no "Loading weights"
 
 

@@ -115,3 +115,28 @@ def test_inspect_refuses_a_schema_before_it_loads_a_tokenizer(tmp_path, capsys, 
     bad.write_text(json.dumps([{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {"a": {"not": {}}}}}}]))
     assert main(["inspect", "--format", "deepseek_r1", "--tools", str(bad), "--tokenizer", "deepseek"]) == 2
     assert capsys.readouterr().err.startswith("thinkgate inspect: error: tool 'f': keyword 'not' at #/properties/a cannot be enforced")
+
+
+def test_generate_says_errors_and_warnings_the_command_lines_way(tiny, tmp_path):
+    """Issue 34, point 8: each line's error and warning names its line, behind ``thinkgate
+    generate:``; the advice is ``--unsupported relax``, which generate takes, and a keyword it
+    drops is warned of once, with the lines it concerns."""
+    odd = [{"type": "function", "function": {"name": "count", "parameters": {"type": "object", "properties": {"n": {"type": "integer", "multipleOf": 3}}}}}]
+    line = {"messages": HELLO, "tools": odd, "tool_choice": "required", "thinking": False, "max_tokens": 4, "temperature": 0}
+    src = tmp_path / "in.jsonl"
+    src.write_text("\n".join([json.dumps(line), "{oops", json.dumps(line)]) + "\n")
+    out = tmp_path / "out.jsonl"
+    status, _, err = thinkgate("generate", "--model", tiny, "--input", src, "--output", out, "--quiet")
+    assert status == 1
+    said = err.splitlines()
+    assert said[0] == "thinkgate generate: error: line 1: tool 'count': keyword 'multipleOf' at #/properties/n cannot be enforced by thinkgate; remove it, or pass --unsupported relax to drop it"
+    assert said[1].startswith("thinkgate generate: error: line 2: not JSON")
+    assert said[2].startswith("thinkgate generate: error: line 3: tool 'count'")
+    answers = [json.loads(x) for x in out.read_text().splitlines()]
+    assert "--unsupported relax" in answers[0]["error"]["message"] and "unsupported='relax'" not in answers[0]["error"]["message"]
+    status, _, err = thinkgate("generate", "--model", tiny, "--input", src, "--output", out, "--quiet", "--unsupported", "relax")
+    assert status == 1
+    assert err.splitlines()[0] == "thinkgate generate: warning: lines 1, 3: tool 'count': keyword 'multipleOf' at #/properties/n is not enforced (dropped, --unsupported relax)"
+    assert err.count("multipleOf") == 1  # (not again as the grammar is compiled for generation)
+    answers = [json.loads(x) for x in out.read_text().splitlines()]
+    assert answers[0]["error"] is None and answers[2]["error"] is None

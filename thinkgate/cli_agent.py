@@ -70,9 +70,9 @@ def cmd_agent(args: argparse.Namespace) -> int:
     try:
         result = asyncio.run(run())
     except ToolSchemaError as e:
-        raise UserError(str(e)) from None
+        raise UserError(checks.spelled(str(e))) from None
     except AgentError as e:
-        print(f"thinkgate agent: error: {e}", file=sys.stderr)
+        print(f"thinkgate agent: error: {checks.spelled(str(e))}", file=sys.stderr)
         if args.json is not None and e.transcript:
             _write_json(args.json, e.transcript)
             print(f"the transcript so far ({len(e.transcript)} messages) is in {'stdout' if args.json == '-' else args.json}", file=sys.stderr)
@@ -168,7 +168,7 @@ def _check_tool_choice(toolset: Any, fmt: Any, tool_choice: Any, args: argparse.
     try:
         check_options(RequestOptions(format=fmt.name, tools=toolset.tools, tool_choice=tool_choice, unsupported=args.unsupported, strict=args.strict))
     except ValueError as e:
-        raise UserError(f"--tool-choice: {e}") from None
+        raise UserError(f"--tool-choice: {checks.spelled(str(e))}") from None
 
 
 def _engine(args: argparse.Namespace, fmt: Any, template: Any, tokenizer: Any) -> Any:
@@ -194,7 +194,7 @@ def _engine(args: argparse.Namespace, fmt: Any, template: Any, tokenizer: Any) -
     return TransformersEngine(model, tokenizer, fmt, template, drafting=checks.drafting(args, tokenizer))
 
 
-def add_parser(sub: Any, positive: Any, strict_help: str) -> None:
+def add_parser(sub: Any, positive: Any, strict_help: str, unsupported_help: str) -> None:
     agent = sub.add_parser(
         "agent",
         help="answer a question with a model calling tools on MCP servers",
@@ -216,7 +216,7 @@ def add_parser(sub: Any, positive: Any, strict_help: str) -> None:
     agent.add_argument("--thinking-budget", type=int, default=None, help="at most this many reasoning tokens per turn")
     agent.add_argument("--temperature", type=float, default=1.0, help="sampling temperature (default: 1.0)")
     agent.add_argument("--seed", type=int, default=None, help="the seed of turn 1 (turn k samples with seed + k - 1)")
-    agent.add_argument("--unsupported", choices=["error", "relax"], default="error", help="a tool schema keyword thinkgate cannot enforce: refuse the tool (default) or drop the keyword")
+    agent.add_argument("--unsupported", choices=["error", "relax"], default="error", help=unsupported_help)
     agent.add_argument("--strict", type=int, choices=[0, 1, 2], default=2, help=strict_help)
     agent.add_argument("--call-timeout", type=float, default=None, help="seconds a tool call may take before it is a tool error")
     checks.add_drafting_arguments(agent)

@@ -7,12 +7,62 @@ exits with status 2."""
 from __future__ import annotations
 
 import json
+import logging
 import os
-from typing import Any, Optional
+import sys
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, Optional
 
 
 class UserError(Exception):
     """A mistake in how thinkgate was called, said in one line that names what to fix."""
+
+
+class Said(logging.Handler):
+    """thinkgate's logged warnings (a schema keyword dropped under --unsupported relax), said the
+    command line's way: ``thinkgate COMMAND: warning: …``, each once, the advice in its spelling,
+    no traceback. :meth:`capture` takes them instead, for a caller that names their request."""
+
+    def __init__(self, command: str, write: Callable[[str], None]) -> None:
+        super().__init__(logging.WARNING)
+        self.command, self.write = command, write
+        self.said: set[str] = set()
+        self._captured: Optional[list[str]] = None
+
+    def emit(self, record: logging.LogRecord) -> None:
+        message = spelled(record.getMessage()).removeprefix("thinkgate: ")
+        if self._captured is not None:
+            self._captured.append(message)
+        else:
+            self.say(record.levelname.lower(), message)
+
+    def say(self, level: str, message: str, about: str = "") -> None:
+        """``message`` (after ``about``: the request it concerns), unless it was said already."""
+        if message not in self.said:
+            self.said.add(message)
+            self.write(f"thinkgate {self.command}: {level}: {about}{message}")
+
+    @contextmanager
+    def capture(self) -> Iterator[list[str]]:
+        captured = self._captured = []
+        try:
+            yield captured
+        finally:
+            self._captured = None
+
+
+@contextmanager
+def said_warnings(command: str, write: Callable[[str], None] = lambda s: print(s, file=sys.stderr)) -> Iterator[Said]:
+    """A :class:`Said` on thinkgate's logger while a command runs."""
+    logger = logging.getLogger("thinkgate")
+    handler = Said(command, write)
+    logger.addHandler(handler)
+    propagate, logger.propagate = logger.propagate, False
+    try:
+        yield handler
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate = propagate
 
 
 def json_kind(value: Any) -> str:

