@@ -117,6 +117,16 @@ def installed(module: str, what: str, extra: str) -> None:
         raise UserError(f"{what} needs {module}, which is not installed: pip install -e \".[{extra}]\" in thinkgate's checkout (or pip install {module})")
 
 
+def not_the_input(output: str, source: str) -> None:
+    """An output that would overwrite the requests it answers is refused."""
+    if source == "-" or not os.path.exists(output):
+        same = source != "-" and os.path.realpath(output) == os.path.realpath(source)
+    else:
+        same = os.path.samefile(output, source)
+    if same:
+        raise UserError(f"--output {output} is the input file: the answers would overwrite the requests; name another file")
+
+
 def known_format(name: str) -> Any:
     from .formats import get_format, names
 

@@ -10,12 +10,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
 from contextlib import nullcontext
 from typing import Any, Callable, Optional
 
 from . import cli_checks as checks
-from .batch import Line, batch_output, chat_output, read_lines
+from .batch import Held, Line, batch_output, chat_output, held_lines, read_lines
 from .cli_checks import UserError
 
 
@@ -28,6 +29,11 @@ def cmd_generate(args: argparse.Namespace) -> int:
         checks.input_file(args.input, "input")
     if args.output != "-":
         checks.output_file(args.output)
+        checks.output_file(args.output + PARTIAL)
+        checks.not_the_input(args.output, args.input)
+        checks.not_the_input(args.output + PARTIAL, args.input)
+    elif args.resume:
+        raise UserError("--resume needs --output FILE: it completes what a file holds")
     template = _read_template(args.chat_template) if args.chat_template else None
     model = checks.model_source(args.model)
     own = None if args.tokenizer == "deepseek" else checks.model_chat_template(model)
@@ -40,18 +46,25 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
     with (nullcontext(sys.stdin) if args.input == "-" else open(args.input, encoding="utf-8")) as f:
         lines = read_lines(f)
+    held = _held(args, lines)
+    if held is not None:
+        lines = [line for line in lines if line.number not in held.numbers]
     _check_lines(lines, fmt, args)
     for line in lines:
         if line.error is not None:
             _report(line)
     todo = [line for line in lines if line.request is not None]
-    if not lines:
+    if not lines and held is None:
         args.said.say("warning", f"{args.input if args.input != '-' else 'the input'} holds no requests; nothing to do")
-    shape = batch_output if args.output_format == "batch" else chat_output
 
     generate = _engine(args, model, fmt, template, _tokenizer(args, model, fmt, template)) if todo else None
-    with (nullcontext(sys.stdout) if args.output == "-" else open(args.output, "w", encoding="utf-8")) as out:
-        answers = _run(args, lines, todo, generate, out, shape)
+    out = _Output(args, lines, held)
+    try:
+        with out:
+            answers = _run(args, todo, generate, out)
+    except KeyboardInterrupt:
+        print(f"thinkgate generate: interrupted: {out.saved()}", file=sys.stderr)
+        return 130
     failed = sum(1 for line in lines if line.error is not None)
     if failed:
         print(f"{answers} of {len(lines)} lines answered; {failed} failed (their output lines carry the error)", file=sys.stderr)
@@ -59,6 +72,96 @@ def cmd_generate(args: argparse.Namespace) -> int:
     if not args.quiet and lines:
         print(f"{answers} of {len(lines)} lines answered", file=sys.stderr)
     return 0
+
+
+# An output is written under this suffix and renamed when every line is there: a file by the
+# output's name is always whole (a crash or Ctrl-C leaves OUTPUT.partial, which --resume completes).
+PARTIAL = ".partial"
+
+
+def _held(args: argparse.Namespace, lines: list[Line]) -> Optional[Held]:
+    """``--resume``: what the output holds already (an interrupted run's OUTPUT.partial, else a
+    finished OUTPUT), those lines not generated again; None where nothing is resumed."""
+    partial = args.output + PARTIAL if args.output != "-" else None
+    if not args.resume:
+        if partial and os.path.exists(partial):
+            args.said.say("warning", f"{partial}, an interrupted run's answers, is started over (--resume would keep them)")
+        return None
+    source = next((p for p in (partial, args.output) if os.path.exists(p)), None)
+    if source is None:
+        args.said.say("warning", f"--resume: neither {partial} nor {args.output} exists; every line is generated")
+        return None
+    try:
+        held = held_lines(source, lines, args.output_format)
+    except ValueError as e:
+        raise UserError(f"--resume: {e}") from None
+    if not args.quiet:
+        print(f"resuming {source}: {len(held.numbers)} of {len(lines)} lines are answered there", file=sys.stderr)
+    return held
+
+
+class _Output:
+    """The output, each line written as soon as it and the lines before it are known, in input
+    order, and flushed: generate's batches run in input order, so an answer waits for no later
+    line, and a failed line's place is known from the start. A file is written as
+    OUTPUT.partial (after the lines ``held`` kept from an earlier run) and renamed to OUTPUT
+    once every line is in it."""
+
+    def __init__(self, args: argparse.Namespace, lines: list[Line], held: Optional[Held]) -> None:
+        self.path, self.lines, self.held = args.output, lines, held
+        self.shape = batch_output if args.output_format == "batch" else chat_output
+        self.answers: dict[int, Optional[dict]] = {}
+        self.written = 0
+        self.stream: Any = None
+
+    def __enter__(self) -> "_Output":
+        if self.path == "-":
+            self.stream = sys.stdout
+        else:
+            partial, held = self.path + PARTIAL, self.held
+            if held is not None and held.path != partial:
+                if not self.lines:  # a whole output, resumed with nothing to add: left as it is
+                    return self
+                shutil.copyfile(held.path, partial)
+            if held is not None:
+                os.truncate(partial, held.size)  # (a last line a crash cut off goes)
+            self.stream = open(partial, "a" if held is not None else "w", encoding="utf-8")
+        self.write()
+        return self
+
+    def __exit__(self, error: Any, *rest: Any) -> None:
+        stream, self.stream = self.stream, None
+        if stream is None or stream is sys.stdout:
+            return
+        stream.close()
+        if error is None:
+            os.replace(self.path + PARTIAL, self.path)
+
+    def known(self, line: Line, completion: Optional[dict] = None) -> None:
+        """``line`` is answered (or failed): written, with whatever waited for it."""
+        self.answers[line.number] = completion
+        self.write()
+
+    def write(self) -> None:
+        while self.written < len(self.lines):
+            line = self.lines[self.written]
+            if line.number not in self.answers and line.error is None:
+                break
+            self.stream.write(json.dumps(self.shape(line, self.answers.pop(line.number, None)), ensure_ascii=False) + "\n")
+            self.written += 1
+        self.stream.flush()
+
+    def saved(self) -> str:
+        """What an interrupted run leaves, said so that the user knows how to go on."""
+        total = len(self.lines) + (len(self.held.numbers) if self.held is not None else 0)
+        if self.path == "-":
+            return f"{self.written} of {len(self.lines)} lines written to stdout"
+        partial = self.path + PARTIAL
+        if not os.path.exists(partial):
+            return "no line written yet"
+        with open(partial, "rb") as f:  # (what the file holds, whatever was counted)
+            saved = sum(1 for text in f if text.endswith(b"\n"))
+        return f"{saved} of {total} lines saved in {partial}; run the same command with --resume to generate the other {total - saved}"
 
 
 def _read_template(path: str) -> str:
@@ -185,35 +288,21 @@ def _engine(args: argparse.Namespace, model_path: str, fmt: Any, template: Optio
     return generate
 
 
-def _run(args: argparse.Namespace, lines: list[Line], todo: list[Line], generate: Optional[Callable], out: Any, shape: Callable) -> int:
-    """Generate for ``todo`` a batch at a time, in input order, and write every line's answer
-    (failed lines' included) as soon as it and the lines before it are known."""
+def _run(args: argparse.Namespace, todo: list[Line], generate: Optional[Callable], out: _Output) -> int:
+    """Generate for ``todo`` a batch at a time, in input order, each answer written as its batch
+    ends; the number answered."""
     from tqdm import tqdm
 
-    answers: dict[int, dict] = {}
-    written = 0
-
-    def flush() -> None:
-        nonlocal written
-        while written < len(lines):
-            line = lines[written]
-            if line.error is None and line.number not in answers:
-                return
-            out.write(json.dumps(shape(line, answers.get(line.number)), ensure_ascii=False) + "\n")
-            written += 1
-        out.flush()
-
-    flush()
     if not todo:
         return 0
+    answered = 0
     with tqdm(total=len(todo), desc="generate", unit="req", file=sys.stderr, disable=args.quiet, dynamic_ncols=True) as bar:
         for start in range(0, len(todo), args.batch_size):
             part = todo[start : start + args.batch_size]
             for line, result in zip(part, _generate_part(generate, part, bar)):
-                if result is not None:
-                    answers[line.number] = result
-            flush()
-    return len(answers)
+                answered += result is not None
+                out.known(line, result)
+    return answered
 
 
 def _generate_part(generate: Callable, part: list[Line], bar: Any) -> list[Optional[dict]]:
