@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 from typing import Any, TextIO
 
@@ -45,10 +46,13 @@ def cmd_agent(args: argparse.Namespace) -> int:
     out = sys.stderr if args.json == "-" else sys.stdout
     thinking = {"on": True, "off": False, "default": None}[args.thinking]
 
+    running: list[Any] = []  # the agent, for its transcript if the run is interrupted
+
     async def run() -> Any:
         # The servers are reached and their tools checked before the model loads: a bad server
         # or schema costs seconds, not a model load.
         async with Agent(_Pending(fmt), servers, unsupported=args.unsupported, strict=args.strict, call_timeout=args.call_timeout) as agent:
+            running.append(agent)
             if not args.quiet:
                 names = ", ".join(f"{name} ({route.label})" for name, route in agent.toolset.routes.items())
                 print(f"tools: {names}", file=out)
@@ -73,10 +77,20 @@ def cmd_agent(args: argparse.Namespace) -> int:
         raise UserError(checks.spelled(str(e))) from None
     except AgentError as e:
         print(f"thinkgate agent: error: {checks.spelled(str(e))}", file=sys.stderr)
-        if args.json is not None and e.transcript:
-            _write_json(args.json, e.transcript)
-            print(f"the transcript so far ({len(e.transcript)} messages) is in {'stdout' if args.json == '-' else args.json}", file=sys.stderr)
+        _keep(args, e.transcript)
         return 1
+    except KeyboardInterrupt:
+        print("thinkgate agent: interrupted", file=sys.stderr)
+        _keep(args, running[0].transcript if running else [])
+        from .agent.loop import turn_running
+
+        if turn_running():
+            # The turn's thread is inside the model: the interpreter ending under it aborts in
+            # native code (torch's threads), so the process ends here, its output flushed.
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(130)
+        return 130
     if args.json is not None:
         _write_json(args.json, result.messages)
     if not args.quiet or args.json is None:
@@ -127,6 +141,13 @@ def _why(reason: str, max_steps: int) -> str:
         "length": "a turn was cut off by --max-tokens",
         "invalid_call": "the last turn's calls could not be read",
     }.get(reason, reason)
+
+
+def _keep(args: argparse.Namespace, transcript: list[dict]) -> None:
+    """A run that ended early: the transcript so far, where --json asks for it."""
+    if args.json is not None and transcript:
+        _write_json(args.json, transcript)
+        print(f"the transcript so far ({len(transcript)} messages) is in {'stdout' if args.json == '-' else args.json}", file=sys.stderr)
 
 
 def _write_json(path: str, messages: list[dict]) -> None:
