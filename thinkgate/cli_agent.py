@@ -35,10 +35,7 @@ def cmd_agent(args: argparse.Namespace) -> int:
         checks.input_file(args.chat_template, "chat template")
         with open(args.chat_template, encoding="utf-8") as f:
             template = f.read()
-    try:
-        servers = [_server(s) for s in args.mcp]
-    except ValueError as e:
-        raise UserError(str(e)) from None
+    servers = _servers(args)
     # the tokenizer (a second) before the servers and the model: a format it cannot write is
     # found before either
     tokenizer = None if args.engine == "openai" else _tokenizer(args, checks.model_source(args.model), fmt, template)
@@ -159,12 +156,38 @@ def _write_json(path: str, messages: list[dict]) -> None:
             f.write(text + "\n")
 
 
-def _server(text: str) -> Any:
-    from .agent import server_spec
+def _servers(args: argparse.Namespace) -> list:
+    """The servers --mcp names (with --env, --header) and those of --mcp-config's file."""
+    from .agent import server_spec, servers_from_config
 
-    if not text.strip():
-        raise ValueError("--mcp is empty: give a command line or an http(s):// URL")
-    return server_spec(text)
+    env = _pairs(args.env, "=", "--env", "KEY=VALUE")
+    headers = _pairs(args.header, ":", "--header", "NAME: VALUE")
+    servers = []
+    for text in args.mcp or ():
+        if not text.strip():
+            raise UserError("--mcp is empty: give a command line or an http(s):// URL")
+        try:
+            servers.append(server_spec(text, env=env, headers=headers))
+        except ValueError as e:  # (a command line shlex cannot split)
+            raise UserError(f"--mcp {text!r}: {e}") from None
+    for path in args.mcp_config or ():
+        try:
+            servers.extend(servers_from_config(checks.input_file(path, "MCP config")))
+        except ValueError as e:
+            raise UserError(str(e)) from None
+    if not servers:
+        raise UserError("no MCP server: give --mcp SERVER or --mcp-config FILE" + (" (its servers are all disabled)" if args.mcp_config else ""))
+    return servers
+
+
+def _pairs(items: Any, sep: str, flag: str, shape: str) -> dict[str, str]:
+    out = {}
+    for item in items or ():
+        key, found, value = item.partition(sep)
+        if not found or not key.strip():
+            raise UserError(f"{flag} {item!r} is not {shape}")
+        out[key.strip()] = value.strip() if sep == ":" else value
+    return out
 
 
 def _tokenizer(args: argparse.Namespace, model_path: str, fmt: Any, template: Any) -> Any:
@@ -223,7 +246,10 @@ def add_parser(sub: Any, positive: Any, strict_help: str, unsupported_help: str)
     )
     agent.add_argument("question", help="the user's message")
     agent.add_argument("--model", required=True, help="a local Hugging Face model directory (thinkgate demo builds one), or the served model's name with --engine openai")
-    agent.add_argument("--mcp", action="append", required=True, metavar="SERVER", help='an MCP server: a command line run over stdio ("python -m some_server") or a Streamable HTTP URL (http://127.0.0.1:8000/mcp); repeat for several')
+    agent.add_argument("--mcp", action="append", metavar="SERVER", help='an MCP server: a command line run over stdio ("python -m some_server") or a Streamable HTTP URL (http://127.0.0.1:8000/mcp); repeat for several')
+    agent.add_argument("--env", action="append", metavar="KEY=VALUE", help="an environment variable for the stdio servers --mcp names; repeat for several. A stdio server sees only these and the MCP SDK's safe variables (HOME, LOGNAME, PATH, SHELL, TERM, USER), nothing else of this environment")
+    agent.add_argument("--header", action="append", metavar="'NAME: VALUE'", help="an HTTP header sent to the HTTP servers --mcp names (e.g. 'Authorization: Bearer TOKEN'); repeat for several")
+    agent.add_argument("--mcp-config", action="append", metavar="FILE", help='MCP servers from a JSON config as Claude Desktop and Cursor write it: {"mcpServers": {"NAME": {"command": ..., "args": [...], "env": {...}} or {"url": ..., "headers": {...}}}}; the stdio servers get their "env" (and the safe variables), nothing else')
     agent.add_argument("--format", default="deepseek_r1", help="the model's output format (default: deepseek_r1; thinkgate formats lists them)")
     agent.add_argument("--engine", choices=["transformers", "vllm", "openai"], default="transformers", help="what generates: transformers (default), vLLM offline, or an OpenAI-compatible server running thinkgate's plugins (--base-url)")
     agent.add_argument("--base-url", help="the OpenAI-compatible server's URL, e.g. http://127.0.0.1:8000/v1 (--engine openai)")

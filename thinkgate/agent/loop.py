@@ -106,7 +106,7 @@ class Agent:
             for spec in self.specs:
                 client = await self._connect(spec)
                 info = getattr(client, "server_info", None)
-                if info is not None and getattr(info, "name", None):
+                if info is not None and getattr(info, "name", None) and not spec.named:
                     spec.label = clean_label(info.name)
                 try:
                     tools = await list_all_tools(client)
