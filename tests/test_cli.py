@@ -29,7 +29,8 @@ def test_generate_writes_completions_and_reports_the_bad_line(tmp_path, capsys):
     assert status == 1, stderr
     assert "line 2: tool_choice" in stderr
     assert "line 4: " in stderr and "line 5: tool 'f': keyword 'not'" in stderr
-    assert "3 of 6 lines answered; 3 failed" in stderr
+    summary = stderr.splitlines()[-1]
+    assert summary.startswith("3 of 6 lines answered (finish_reason ") and summary.endswith("; 3 failed (invalid_request 2, invalid_json 1): their output lines carry the error")
     # one output line per input line, in order: output line N answers input line N
     results = [json.loads(x) for x in out.read_text().splitlines()]
     assert [r["custom_id"] for r in results] == ["weather-1", "line-2", "alarm-1", "line-4", "line-5", "chat-1"]
@@ -42,7 +43,7 @@ def test_generate_writes_completions_and_reports_the_bad_line(tmp_path, capsys):
         body = r["response"]["body"]
         choice = body["choices"][0]
         assert body["id"] == request["id"] and body["object"] == "chat.completion"
-        assert set(body["usage"]) == {"prompt_tokens", "completion_tokens", "total_tokens"}
+        assert set(body["usage"]) == {"prompt_tokens", "completion_tokens", "total_tokens", "completion_tokens_details"}
         schemas = {t["function"]["name"]: t["function"]["parameters"] for t in request.get("tools", [])}
         for call in choice["message"].get("tool_calls") or []:
             jsonschema.validate(json.loads(call["function"]["arguments"]), schemas[call["function"]["name"]])
@@ -314,7 +315,8 @@ def test_quiet_prints_only_errors(tiny, tmp_path, capsys):
         logging.enable_progress_bar()
     assert status == 1 and len(out) == 2
     err = capsys.readouterr().err.splitlines()
-    assert err[0].startswith("thinkgate generate: error: line 1: not JSON") and err[1] == "1 of 2 lines answered; 1 failed (their output lines carry the error)"
+    assert err[0].startswith("thinkgate generate: error: line 1: not JSON") and err[1].startswith("1 of 2 lines answered (finish_reason length 1), 2 output tokens at ")
+    assert err[1].endswith(" tokens/s; 1 failed (invalid_json 1): their output lines carry the error")
     assert len(err) == 2  # no progress bar, no "Loading weights"
 
 

@@ -229,7 +229,7 @@ def build_parser() -> argparse.ArgumentParser:
     gen.add_argument("--output", default="-", help="where the JSONL answers go (default: stdout); a file is written as FILE.partial, line by line as the answers come, and renamed FILE when every line is there")
     gen.add_argument("--resume", action="store_true", help="complete an interrupted run: keep the lines FILE.partial (or FILE) holds, matched by custom_id (--output-format chat: the first lines), and generate the rest")
     gen.add_argument("--output-format", choices=["batch", "chat"], default="batch", help="batch: OpenAI Batch API output lines (default); chat: bare chat.completion objects, and {\"error\": ...} for a failed line")
-    gen.add_argument("--format", default="deepseek_r1", help="the model's output format (default: deepseek_r1; thinkgate formats lists them)")
+    gen.add_argument("--format", default="auto", help="the model's output format: auto (the default) reads it from the chat template (--chat-template's, else the model's) as thinkgate detect does, and says which; or a name thinkgate formats lists")
     gen.add_argument("--chat-template", metavar="FILE", help="a Jinja chat template to render the prompts with, in place of the model's (needed where neither the model nor the format has one)")
     gen.add_argument("--engine", choices=["transformers", "vllm"], default="transformers", help="the engine that generates (default: transformers)")
     gen.add_argument("--batch-size", type=_positive, default=8, help="requests generated together (default: 8)")

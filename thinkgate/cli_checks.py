@@ -53,16 +53,15 @@ class Said(logging.Handler):
 
 @contextmanager
 def said_warnings(command: str, write: Callable[[str], None] = lambda s: print(s, file=sys.stderr)) -> Iterator[Said]:
-    """A :class:`Said` on thinkgate's logger while a command runs."""
+    """A :class:`Said` on thinkgate's logger while a command runs (Python's last-resort handler,
+    which prints a bare message, then stays quiet)."""
     logger = logging.getLogger("thinkgate")
     handler = Said(command, write)
     logger.addHandler(handler)
-    propagate, logger.propagate = logger.propagate, False
     try:
         yield handler
     finally:
         logger.removeHandler(handler)
-        logger.propagate = propagate
 
 
 def json_kind(value: Any) -> str:

