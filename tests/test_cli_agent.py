@@ -74,6 +74,7 @@ def test_a_stdio_server_sees_the_environment_it_is_given_and_no_more(tiny, tmp_p
     monkeypatch.setenv("MCP_TEST_LOG", str(leaked))  # this process's: not the server's
     assert main(["agent", "--model", str(tiny), "--mcp", calc, *ONE_TURN, "What is 2 + 2?"]) == 0
     assert not leaked.exists()
+    assert capsys.readouterr().err == ""  # (--quiet: no loading bar either, issue 34 point 13)
     assert main(["agent", "--model", str(tiny), "--mcp", calc, "--env", f"MCP_TEST_LOG={given}", *ONE_TURN, "What is 2 + 2?"]) == 0
     [call] = logged(given)
     assert call["server"] == "calc" and call["tool"] == "calculate"

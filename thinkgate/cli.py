@@ -8,6 +8,7 @@ import argparse
 import json
 import os
 import sys
+from contextlib import nullcontext
 from typing import Optional
 
 from . import cli_checks as checks
@@ -89,23 +90,26 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 def _inspect_tokenizer(name: str, fmt) -> object:
     """``--tokenizer``: a family's (from its package), a tokenizer directory, or none; which one
     is said on stderr, since the check token by token is only as good as the vocabulary."""
-    from .tokenizers import FAMILIES, FORMAT_FAMILY, family_tokenizer
+    from .tokenizers import FAMILIES, FORMAT_FAMILY
 
     own = FORMAT_FAMILY.get(fmt.name)
     if name == "":
         print("tokenizer: none (markers read as text; no token-by-token check)", file=sys.stderr)
         return None
+    if name == "auto":  # the format's own family, where its package is installed; else DeepSeek's
+        missing = []
+        for family in dict.fromkeys([*([own] if own else []), "deepseek"]):
+            try:
+                return _family_tokenizer(family, fmt, own, missing)
+            except ImportError as e:
+                missing.append(str(e))
+        print(f"tokenizer: none (markers read as text; no token-by-token check): {'; '.join(missing)}", file=sys.stderr)
+        return None
     if name in FAMILIES:
         try:
-            tokenizer = family_tokenizer(name)
+            return _family_tokenizer(name, fmt, own, [])
         except ImportError as e:
             raise UserError(str(e)) from None
-        _, package, what = FAMILIES[name]
-        note = ""
-        if own != name:
-            note = f"; not {fmt.name}'s own vocabulary" + (f" (--tokenizer {own} for that)" if own else " (no package ships it: pass its tokenizer directory)")
-        print(f"tokenizer: {name}, {what} (from the {package} package){note}", file=sys.stderr)
-        return tokenizer
     if not os.path.exists(os.path.expanduser(name)):
         raise UserError(f"--tokenizer {name!r} is neither a family ({', '.join(FAMILIES)}) nor an existing tokenizer directory")
     from transformers import AutoTokenizer
@@ -115,6 +119,19 @@ def _inspect_tokenizer(name: str, fmt) -> object:
     except (OSError, ValueError) as e:
         raise UserError(f"could not load a tokenizer from {name}: {e}") from None
     print(f"tokenizer: {name} ({len(tokenizer)} tokens)", file=sys.stderr)
+    return tokenizer
+
+
+def _family_tokenizer(name: str, fmt, own: Optional[str], missing: list[str]) -> object:
+    """A family's tokenizer, said on stderr with what it is and whether it is the format's own."""
+    from .tokenizers import FAMILIES, family_tokenizer
+
+    tokenizer = family_tokenizer(name)
+    _, package, what = FAMILIES[name]
+    note = ""
+    if own != name:
+        note = f"; not {fmt.name}'s own vocabulary" + (f" (--tokenizer {own} for that)" if own else " (no package ships it: pass its tokenizer directory)")
+    print(f"tokenizer: {name}, {what} (from the {package} package){note}" + "".join(f" ({m})" for m in missing), file=sys.stderr)
     return tokenizer
 
 
@@ -157,7 +174,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from .demo import cache_dir, run
 
     try:
-        return 1 if run(seed=args.seed) else 0
+        return 1 if run(seed=args.seed, quiet=args.quiet) else 0
     except OSError as e:  # the cache is not a writable directory
         raise UserError(f"the demo model cannot be written under {cache_dir()} ({e.strerror or e}): set THINKGATE_CACHE to a writable directory") from None
 
@@ -200,6 +217,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = sub.add_parser("demo", help="a random-weight model on CPU, and every call still valid", description="Build (once) a tiny random-weight model and run tool-calling requests on it; every call is checked against its schema.")
     demo.add_argument("--seed", type=int, default=0, help="the seed of the requests' sampling (default: 0)")
+    demo.add_argument("--quiet", action="store_true", help="print only the last line (the count) and any failure; no loading bars")
     demo.set_defaults(func=cmd_demo)
 
     fmts = sub.add_parser("formats", help="list the output formats thinkgate knows", description="List the output formats thinkgate knows, with their aliases.")
@@ -212,7 +230,7 @@ def build_parser() -> argparse.ArgumentParser:
     insp.add_argument("--single-call", action="store_true", help="at most one call (parallel_tool_calls=false)")
     insp.add_argument("--strict", type=int, choices=[0, 1, 2], default=2, help=STRICT_HELP)
     insp.add_argument("--unsupported", choices=["error", "relax"], default="error", help=UNSUPPORTED_HELP)
-    insp.add_argument("--tokenizer", default="deepseek", help="the vocabulary to check the example against, token by token: a family's own from its package (deepseek (default), qwen, llama3, mistral, harmony), a tokenizer directory, or '' for none")
+    insp.add_argument("--tokenizer", default="auto", help="the vocabulary to check the example against, token by token: auto (the default: the format's own family where its package is installed, else deepseek), a family's own from its package (deepseek, qwen, llama3, mistral, harmony), a tokenizer directory, or '' for none")
     insp.set_defaults(func=cmd_inspect)
 
     det = sub.add_parser("detect", help="infer the output format from a chat template", description="Infer a model's output format from its chat template.")
@@ -249,7 +267,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        with checks.said_warnings(args.command) as said:
+        with checks.said_warnings(args.command) as said, (checks.quiet_transformers() if getattr(args, "quiet", False) else nullcontext()):
             args.said = said
             return args.func(args)
     except UserError as e:

@@ -192,8 +192,6 @@ def _pairs(items: Any, sep: str, flag: str, shape: str) -> dict[str, str]:
 
 def _tokenizer(args: argparse.Namespace, model_path: str, fmt: Any, template: Any) -> Any:
     """The model's tokenizer, checked against the format and for a chat template."""
-    if args.quiet:
-        checks.quiet_transformers()
     from .demo import load_tokenizer
 
     try:

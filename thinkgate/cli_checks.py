@@ -227,12 +227,25 @@ def format_against_template(fmt: Any, template: Optional[str]) -> Optional[str]:
     return f"--format {fmt.name}, but the chat template reads as {found.name}'s (thinkgate detect): check --format"
 
 
-def quiet_transformers() -> None:
-    """For --quiet: transformers logs and draws its own bars ("Loading weights") unless told otherwise."""
+@contextmanager
+def quiet_transformers() -> Iterator[None]:
+    """For --quiet, while a command runs: transformers logs and draws its own bars ("Loading
+    weights"), and the Hub its download bars, unless told otherwise."""
+    from huggingface_hub.utils import are_progress_bars_disabled, disable_progress_bars, enable_progress_bars
     from transformers.utils import logging
 
+    verbosity, bars, hub_bars = logging.get_verbosity(), logging.is_progress_bar_enabled(), not are_progress_bars_disabled()
     logging.set_verbosity_error()
     logging.disable_progress_bar()
+    disable_progress_bars()
+    try:
+        yield
+    finally:
+        logging.set_verbosity(verbosity)
+        if bars:
+            logging.enable_progress_bar()
+        if hub_bars:
+            enable_progress_bars()
 
 
 def tokenizer_fits(fmt: Any, tokenizer: Any, what: str) -> Any:

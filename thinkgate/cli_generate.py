@@ -271,8 +271,6 @@ def _vllm_on_cpu(quiet: bool) -> None:
 def _tokenizer(args: argparse.Namespace, model_path: str, fmt: Any, template: Optional[str]) -> Any:
     """The tokenizer the prompts are written in, loaded (in a second) before the model (in
     minutes, for a real one), and checked against the format."""
-    if args.quiet:
-        checks.quiet_transformers()
     from .demo import deepseek_tokenizer, load_tokenizer
 
     if args.tokenizer == "deepseek" and args.engine == "transformers":
