@@ -2,8 +2,13 @@
 format by default), with a progress bar that moves per request.
 
 Everything that can be checked before the model loads is checked first, so that a typo costs
-seconds, not a model load: the files, the format, the chat template, and every line (its shape
-and its tools' grammar). A line that fails still gets its output line, with the error."""
+seconds, not a model load: the files, the format (read from the chat template by default), the
+chat template, the tokenizer's markers, and every line (its shape and its tools' grammar). A line
+that fails still gets its output line, with the error.
+
+Nothing finished is lost: each answer is written (and flushed) as its batch ends, to
+OUTPUT.partial, renamed OUTPUT once every line is there; Ctrl-C says what is saved, and
+``--resume`` generates only the lines the output does not hold yet."""
 
 from __future__ import annotations
 
