@@ -278,6 +278,7 @@ def test_the_command_line_prints_each_turn_and_writes_the_transcript(model_path,
     assert main(["agent", "--model", str(model_path), "--mcp", f"{sys.executable} {SCRIPT} odd", "x"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("thinkgate agent: error: MCP server 'odd', tool 'pick'") and "multipleOf" in err and "Traceback" not in err
+    assert "or pass --unsupported relax to drop it" in err  # (as the command line takes it)
 
 
 class RecordedOutputs:

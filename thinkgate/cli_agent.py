@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 from typing import Any, TextIO
 
@@ -17,10 +18,14 @@ REASONING_SHOWN = 80  # characters of a turn's reasoning printed
 
 
 def cmd_agent(args: argparse.Namespace) -> int:
-    try:
-        from .agent import Agent, AgentError, ToolSchemaError
-    except ImportError as e:
-        raise UserError(f"the agent needs the MCP SDK ({e}); install it with pip install 'thinkgate[agent]'") from None
+    checks.drafting_engine(args)
+    if args.engine == "openai" and not args.base_url:
+        raise UserError("--engine openai needs --base-url (e.g. http://127.0.0.1:8000/v1)")
+    checks.installed("mcp", "thinkgate agent", "agent")
+    if args.engine == "vllm":
+        checks.installed("vllm", "--engine vllm", "vllm")
+    from .agent import Agent, AgentError, ToolSchemaError
+
     fmt = checks.known_format(args.format)
     tool_choice = checks.tool_choice(args.tool_choice)
     if args.json not in (None, "-"):
@@ -30,24 +35,26 @@ def cmd_agent(args: argparse.Namespace) -> int:
         checks.input_file(args.chat_template, "chat template")
         with open(args.chat_template, encoding="utf-8") as f:
             template = f.read()
-    try:
-        servers = [_server(s) for s in args.mcp]
-    except ValueError as e:
-        raise UserError(str(e)) from None
-    if args.engine != "openai":
-        checks.model_source(args.model)
+    servers = _servers(args)
+    # the tokenizer (a second) before the servers and the model: a format it cannot write is
+    # found before either
+    tokenizer = None if args.engine == "openai" else _tokenizer(args, checks.model_source(args.model), fmt, template)
     # With --json the transcript is stdout's; the turns go to stderr.
     out = sys.stderr if args.json == "-" else sys.stdout
     thinking = {"on": True, "off": False, "default": None}[args.thinking]
+
+    running: list[Any] = []  # the agent, for its transcript if the run is interrupted
 
     async def run() -> Any:
         # The servers are reached and their tools checked before the model loads: a bad server
         # or schema costs seconds, not a model load.
         async with Agent(_Pending(fmt), servers, unsupported=args.unsupported, strict=args.strict, call_timeout=args.call_timeout) as agent:
+            running.append(agent)
             if not args.quiet:
                 names = ", ".join(f"{name} ({route.label})" for name, route in agent.toolset.routes.items())
                 print(f"tools: {names}", file=out)
-            agent.engine = await asyncio.to_thread(_engine, args, fmt, template)
+            _check_tool_choice(agent.toolset, fmt, tool_choice, args)
+            agent.engine = await asyncio.to_thread(_engine, args, fmt, template, tokenizer)
             return await agent.run(
                 args.question,
                 system=args.system,
@@ -64,13 +71,23 @@ def cmd_agent(args: argparse.Namespace) -> int:
     try:
         result = asyncio.run(run())
     except ToolSchemaError as e:
-        raise UserError(str(e)) from None
+        raise UserError(checks.spelled(str(e))) from None
     except AgentError as e:
-        print(f"thinkgate agent: error: {e}", file=sys.stderr)
-        if args.json is not None and e.transcript:
-            _write_json(args.json, e.transcript)
-            print(f"the transcript so far ({len(e.transcript)} messages) is in {'stdout' if args.json == '-' else args.json}", file=sys.stderr)
+        print(f"thinkgate agent: error: {checks.spelled(str(e))}", file=sys.stderr)
+        _keep(args, e.transcript)
         return 1
+    except KeyboardInterrupt:
+        print("thinkgate agent: interrupted", file=sys.stderr)
+        _keep(args, running[0].transcript if running else [])
+        from .agent.loop import turn_running
+
+        if turn_running():
+            # The turn's thread is inside the model: the interpreter ending under it aborts in
+            # native code (torch's threads), so the process ends here, its output flushed.
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(130)
+        return 130
     if args.json is not None:
         _write_json(args.json, result.messages)
     if not args.quiet or args.json is None:
@@ -123,6 +140,13 @@ def _why(reason: str, max_steps: int) -> str:
     }.get(reason, reason)
 
 
+def _keep(args: argparse.Namespace, transcript: list[dict]) -> None:
+    """A run that ended early: the transcript so far, where --json asks for it."""
+    if args.json is not None and transcript:
+        _write_json(args.json, transcript)
+        print(f"the transcript so far ({len(transcript)} messages) is in {'stdout' if args.json == '-' else args.json}", file=sys.stderr)
+
+
 def _write_json(path: str, messages: list[dict]) -> None:
     text = json.dumps(messages, ensure_ascii=False, indent=2)
     if path == "-":
@@ -132,46 +156,87 @@ def _write_json(path: str, messages: list[dict]) -> None:
             f.write(text + "\n")
 
 
-def _server(text: str) -> Any:
-    from .agent import server_spec
+def _servers(args: argparse.Namespace) -> list:
+    """The servers --mcp names (with --env, --header) and those of --mcp-config's file."""
+    from .agent import server_spec, servers_from_config
 
-    if not text.strip():
-        raise ValueError("--mcp is empty: give a command line or an http(s):// URL")
-    return server_spec(text)
-
-
-def _engine(args: argparse.Namespace, fmt: Any, template: Any) -> Any:
-    from .agent import OpenAIEngine, TransformersEngine, VllmEngine
-
-    checks.drafting_engine(args)
-    if args.engine == "openai":
-        if not args.base_url:
-            raise UserError("--engine openai needs --base-url (e.g. http://127.0.0.1:8000/v1)")
-        return OpenAIEngine(args.base_url, args.model, fmt, api_key=args.api_key)
-    model_path = checks.model_source(args.model)
-    if args.quiet:
-        from transformers.utils import logging
-
-        logging.set_verbosity_error()
-        logging.disable_progress_bar()
-    if args.engine == "vllm":
+    env = _pairs(args.env, "=", "--env", "KEY=VALUE")
+    headers = _pairs(args.header, ":", "--header", "NAME: VALUE")
+    servers = []
+    for text in args.mcp or ():
+        if not text.strip():
+            raise UserError("--mcp is empty: give a command line or an http(s):// URL")
         try:
-            from .integrations.vllm_offline import make_llm
-        except ImportError as e:
-            raise UserError(f"--engine vllm needs vLLM ({e}); install it with pip install 'thinkgate[vllm]'") from None
-        return VllmEngine(make_llm(model_path, max_model_len=args.max_model_len), fmt, template)
-    from .demo import load
+            servers.append(server_spec(text, env=env, headers=headers))
+        except ValueError as e:  # (a command line shlex cannot split)
+            raise UserError(f"--mcp {text!r}: {e}") from None
+    for path in args.mcp_config or ():
+        try:
+            servers.extend(servers_from_config(checks.input_file(path, "MCP config")))
+        except ValueError as e:
+            raise UserError(str(e)) from None
+    if not servers:
+        raise UserError("no MCP server: give --mcp SERVER or --mcp-config FILE" + (" (its servers are all disabled)" if args.mcp_config else ""))
+    return servers
+
+
+def _pairs(items: Any, sep: str, flag: str, shape: str) -> dict[str, str]:
+    out = {}
+    for item in items or ():
+        key, found, value = item.partition(sep)
+        if not found or not key.strip():
+            raise UserError(f"{flag} {item!r} is not {shape}")
+        out[key.strip()] = value.strip() if sep == ":" else value
+    return out
+
+
+def _tokenizer(args: argparse.Namespace, model_path: str, fmt: Any, template: Any) -> Any:
+    """The model's tokenizer, checked against the format and for a chat template."""
+    from .demo import load_tokenizer
 
     try:
-        model, tokenizer = load(model_path)
+        tokenizer = load_tokenizer(model_path)
     except (OSError, ValueError) as e:
-        raise UserError(f"could not load the model {args.model}: {e}") from None
+        raise UserError(f"could not load the tokenizer of {args.model}: {e}") from None
     if template is None and fmt.chat is None and not getattr(tokenizer, "chat_template", None):
         raise UserError(checks.missing_template(fmt, args.model))
+    return checks.tokenizer_fits(fmt, tokenizer, f"{args.model}'s tokenizer")
+
+
+def _check_tool_choice(toolset: Any, fmt: Any, tool_choice: Any, args: argparse.Namespace) -> None:
+    """--tool-choice against the tools the servers listed (a function none of them offers), before the model loads."""
+    from .requests import RequestOptions, check_options
+
+    try:
+        check_options(RequestOptions(format=fmt.name, tools=toolset.tools, tool_choice=tool_choice, unsupported=args.unsupported, strict=args.strict))
+    except ValueError as e:
+        raise UserError(f"--tool-choice: {checks.spelled(str(e))}") from None
+
+
+def _engine(args: argparse.Namespace, fmt: Any, template: Any, tokenizer: Any) -> Any:
+    from .agent import OpenAIEngine, TransformersEngine, VllmEngine
+
+    if args.engine == "openai":
+        return OpenAIEngine(args.base_url, args.model, fmt, api_key=args.api_key)
+    model_path = checks.model_source(args.model)
+    if args.engine == "vllm":
+        try:
+            import vllm  # noqa: F401  (the module below imports it only when called)
+
+            from .integrations.vllm_offline import make_llm
+        except ImportError as e:  # installed, but broken
+            raise UserError(f"--engine vllm: vLLM could not be imported ({e})") from None
+        return VllmEngine(make_llm(model_path, max_model_len=args.max_model_len), fmt, template)
+    from .demo import load_model
+
+    try:
+        model = load_model(model_path)
+    except (OSError, ValueError) as e:
+        raise UserError(f"could not load the model {args.model}: {e}") from None
     return TransformersEngine(model, tokenizer, fmt, template, drafting=checks.drafting(args, tokenizer))
 
 
-def add_parser(sub: Any, positive: Any, strict_help: str) -> None:
+def add_parser(sub: Any, positive: Any, strict_help: str, unsupported_help: str) -> None:
     agent = sub.add_parser(
         "agent",
         help="answer a question with a model calling tools on MCP servers",
@@ -179,7 +244,10 @@ def add_parser(sub: Any, positive: Any, strict_help: str) -> None:
     )
     agent.add_argument("question", help="the user's message")
     agent.add_argument("--model", required=True, help="a local Hugging Face model directory (thinkgate demo builds one), or the served model's name with --engine openai")
-    agent.add_argument("--mcp", action="append", required=True, metavar="SERVER", help='an MCP server: a command line run over stdio ("python -m some_server") or a Streamable HTTP URL (http://127.0.0.1:8000/mcp); repeat for several')
+    agent.add_argument("--mcp", action="append", metavar="SERVER", help='an MCP server: a command line run over stdio ("python -m some_server") or a Streamable HTTP URL (http://127.0.0.1:8000/mcp); repeat for several')
+    agent.add_argument("--env", action="append", metavar="KEY=VALUE", help="an environment variable for the stdio servers --mcp names; repeat for several. A stdio server sees only these and the MCP SDK's safe variables (HOME, LOGNAME, PATH, SHELL, TERM, USER), nothing else of this environment")
+    agent.add_argument("--header", action="append", metavar="'NAME: VALUE'", help="an HTTP header sent to the HTTP servers --mcp names (e.g. 'Authorization: Bearer TOKEN'); repeat for several")
+    agent.add_argument("--mcp-config", action="append", metavar="FILE", help='MCP servers from a JSON config as Claude Desktop and Cursor write it: {"mcpServers": {"NAME": {"command": ..., "args": [...], "env": {...}} or {"url": ..., "headers": {...}}}}; the stdio servers get their "env" (and the safe variables), nothing else')
     agent.add_argument("--format", default="deepseek_r1", help="the model's output format (default: deepseek_r1; thinkgate formats lists them)")
     agent.add_argument("--engine", choices=["transformers", "vllm", "openai"], default="transformers", help="what generates: transformers (default), vLLM offline, or an OpenAI-compatible server running thinkgate's plugins (--base-url)")
     agent.add_argument("--base-url", help="the OpenAI-compatible server's URL, e.g. http://127.0.0.1:8000/v1 (--engine openai)")
@@ -193,7 +261,7 @@ def add_parser(sub: Any, positive: Any, strict_help: str) -> None:
     agent.add_argument("--thinking-budget", type=int, default=None, help="at most this many reasoning tokens per turn")
     agent.add_argument("--temperature", type=float, default=1.0, help="sampling temperature (default: 1.0)")
     agent.add_argument("--seed", type=int, default=None, help="the seed of turn 1 (turn k samples with seed + k - 1)")
-    agent.add_argument("--unsupported", choices=["error", "relax"], default="error", help="a tool schema keyword thinkgate cannot enforce: refuse the tool (default) or drop the keyword")
+    agent.add_argument("--unsupported", choices=["error", "relax"], default="error", help=unsupported_help)
     agent.add_argument("--strict", type=int, choices=[0, 1, 2], default=2, help=strict_help)
     agent.add_argument("--call-timeout", type=float, default=None, help="seconds a tool call may take before it is a tool error")
     checks.add_drafting_arguments(agent)

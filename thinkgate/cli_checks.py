@@ -7,12 +7,61 @@ exits with status 2."""
 from __future__ import annotations
 
 import json
+import logging
 import os
-from typing import Any, Optional
+import sys
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, Optional
 
 
 class UserError(Exception):
     """A mistake in how thinkgate was called, said in one line that names what to fix."""
+
+
+class Said(logging.Handler):
+    """thinkgate's logged warnings (a schema keyword dropped under --unsupported relax), said the
+    command line's way: ``thinkgate COMMAND: warning: …``, each once, the advice in its spelling,
+    no traceback. :meth:`capture` takes them instead, for a caller that names their request."""
+
+    def __init__(self, command: str, write: Callable[[str], None]) -> None:
+        super().__init__(logging.WARNING)
+        self.command, self.write = command, write
+        self.said: set[str] = set()
+        self._captured: Optional[list[str]] = None
+
+    def emit(self, record: logging.LogRecord) -> None:
+        message = spelled(record.getMessage()).removeprefix("thinkgate: ")
+        if self._captured is not None:
+            self._captured.append(message)
+        else:
+            self.say(record.levelname.lower(), message)
+
+    def say(self, level: str, message: str, about: str = "") -> None:
+        """``message`` (after ``about``: the request it concerns), unless it was said already."""
+        if message not in self.said:
+            self.said.add(message)
+            self.write(f"thinkgate {self.command}: {level}: {about}{message}")
+
+    @contextmanager
+    def capture(self) -> Iterator[list[str]]:
+        captured = self._captured = []
+        try:
+            yield captured
+        finally:
+            self._captured = None
+
+
+@contextmanager
+def said_warnings(command: str, write: Callable[[str], None] = lambda s: print(s, file=sys.stderr)) -> Iterator[Said]:
+    """A :class:`Said` on thinkgate's logger while a command runs (Python's last-resort handler,
+    which prints a bare message, then stays quiet)."""
+    logger = logging.getLogger("thinkgate")
+    handler = Said(command, write)
+    logger.addHandler(handler)
+    try:
+        yield handler
+    finally:
+        logger.removeHandler(handler)
 
 
 def json_kind(value: Any) -> str:
@@ -50,6 +99,31 @@ def output_file(path: str) -> None:
         raise UserError(f"output directory {folder} does not exist")
     if not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
         raise UserError(f"output {path} cannot be written (permission denied)")
+
+
+def spelled(message: str) -> str:
+    """A library message's advice as the command line takes it: ``--unsupported relax``, not
+    the Python keyword."""
+    return message.replace("unsupported='relax'", "--unsupported relax")
+
+
+def installed(module: str, what: str, extra: str) -> None:
+    """That ``module`` can be imported, found before any work (importing it may take seconds);
+    the hint is what works from a checkout: thinkgate is not on a package index."""
+    import importlib.util
+
+    if importlib.util.find_spec(module) is None:
+        raise UserError(f"{what} needs {module}, which is not installed: pip install -e \".[{extra}]\" in thinkgate's checkout (or pip install {module})")
+
+
+def not_the_input(output: str, source: str) -> None:
+    """An output that would overwrite the requests it answers is refused."""
+    if source == "-" or not os.path.exists(output):
+        same = source != "-" and os.path.realpath(output) == os.path.realpath(source)
+    else:
+        same = os.path.samefile(output, source)
+    if same:
+        raise UserError(f"--output {output} is the input file: the answers would overwrite the requests; name another file")
 
 
 def known_format(name: str) -> Any:
@@ -151,6 +225,40 @@ def format_against_template(fmt: Any, template: Optional[str]) -> Optional[str]:
     if found.name == fmt.name or found.tools == fmt.tools:
         return None
     return f"--format {fmt.name}, but the chat template reads as {found.name}'s (thinkgate detect): check --format"
+
+
+@contextmanager
+def quiet_transformers() -> Iterator[None]:
+    """For --quiet, while a command runs: transformers logs and draws its own bars ("Loading
+    weights"), and the Hub its download bars, unless told otherwise."""
+    from huggingface_hub.utils import are_progress_bars_disabled, disable_progress_bars, enable_progress_bars
+    from transformers.utils import logging
+
+    verbosity, bars, hub_bars = logging.get_verbosity(), logging.is_progress_bar_enabled(), not are_progress_bars_disabled()
+    logging.set_verbosity_error()
+    logging.disable_progress_bar()
+    disable_progress_bars()
+    try:
+        yield
+    finally:
+        logging.set_verbosity(verbosity)
+        if bars:
+            logging.enable_progress_bar()
+        if hub_bars:
+            enable_progress_bars()
+
+
+def tokenizer_fits(fmt: Any, tokenizer: Any, what: str) -> Any:
+    """``tokenizer``, checked to hold the format's markers as tokens (``--format qwen3`` on a
+    DeepSeek model), before the model's weights load."""
+    from .constraint.compiled import check_markers
+    from .formats.tokens import single_token_id
+
+    try:
+        check_markers(fmt, lambda marker: single_token_id(tokenizer, marker))
+    except ValueError as e:
+        raise UserError(f"--format {fmt.name} does not fit {what}: {e} (thinkgate detect reads a model's format from its chat template)") from None
+    return tokenizer
 
 
 def add_drafting_arguments(parser: Any) -> None:

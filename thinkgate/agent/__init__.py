@@ -7,7 +7,7 @@ are in :mod:`thinkgate.agent.engines`, the transports in :mod:`thinkgate.agent.s
 from .engines import Engine, OpenAIEngine, TransformersEngine, VllmEngine
 from .errors import AgentError, ServerError, ToolSchemaError
 from .loop import Agent, AgentResult, CallRecord, Step, run_agent
-from .servers import ServerSpec, server_spec
+from .servers import ServerSpec, server_spec, servers_from_config
 
 __all__ = [
     "Agent",
@@ -24,4 +24,5 @@ __all__ = [
     "VllmEngine",
     "run_agent",
     "server_spec",
+    "servers_from_config",
 ]

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import builtins
 import json
+import threading
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Sequence, TextIO
@@ -93,6 +94,9 @@ class Agent:
         self.errlog = errlog
         self.clients: list[Any] = []
         self.toolset: Optional[Toolset] = None
+        # the messages of the run in progress (or the last), as they stand: what a caller
+        # interrupted mid-run (Ctrl-C) still has
+        self.transcript: list[dict] = []
         self._stack: Optional[AsyncExitStack] = None
 
     async def __aenter__(self) -> "Agent":
@@ -102,7 +106,7 @@ class Agent:
             for spec in self.specs:
                 client = await self._connect(spec)
                 info = getattr(client, "server_info", None)
-                if info is not None and getattr(info, "name", None):
+                if info is not None and getattr(info, "name", None) and not spec.named:
                     spec.label = clean_label(info.name)
                 try:
                     tools = await list_all_tools(client)
@@ -165,6 +169,7 @@ class Agent:
         messages = [{"role": "user", "content": prompt}] if isinstance(prompt, str) else [dict(m) for m in prompt]
         if system is not None:
             messages.insert(0, {"role": "system", "content": system})
+        self.transcript = messages
         steps: list[Step] = []
         for k in range(max_steps):
             try:
@@ -181,7 +186,7 @@ class Agent:
                     seed=None if seed is None else seed + k,
                     strict=self.strict,
                 )
-                choice = await asyncio.to_thread(self.engine.complete, request, self.unsupported)
+                choice = await _in_thread(self.engine.complete, request, self.unsupported)
             except Exception as e:
                 raise AgentError(f"turn {k + 1} could not be generated: {_describe(e)}", messages) from e
             message = _assistant_message(choice["message"])
@@ -242,6 +247,39 @@ async def run_agent(engine: Engine, servers: Sequence[Any], prompt: str | list[d
     ``options``), and disconnect."""
     async with Agent(engine, servers, unsupported=unsupported, strict=strict, call_timeout=call_timeout, errlog=errlog) as agent:
         return await agent.run(prompt, **options)
+
+
+async def _in_thread(fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)`` in a daemon thread. A turn is minutes of generation on a real model: when the
+    loop is cancelled (Ctrl-C) the process may end at once, where ``asyncio.to_thread``'s pool
+    would hold it until the turn ends."""
+    loop = asyncio.get_running_loop()
+    future = loop.create_future()
+
+    def settle(result: Any, error: Optional[BaseException]) -> None:
+        if not future.done():
+            future.set_exception(error) if error is not None else future.set_result(result)
+
+    def work() -> None:
+        try:
+            result, error = fn(*args), None
+        except BaseException as e:
+            result, error = None, e
+        try:
+            loop.call_soon_threadsafe(settle, result, error)
+        except RuntimeError:  # the loop is gone (the run was cancelled): nobody waits for it
+            pass
+
+    threading.Thread(target=work, name=_TURN_THREAD, daemon=True).start()
+    return await future
+
+
+_TURN_THREAD = "thinkgate-turn"
+
+
+def turn_running() -> bool:
+    """Whether a turn is still being generated in its thread (a cancelled run's)."""
+    return any(t.name == _TURN_THREAD and t.is_alive() for t in threading.enumerate())
 
 
 def _assistant_message(message: dict) -> dict:

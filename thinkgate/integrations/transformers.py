@@ -21,7 +21,7 @@ from ..formats import ChatFormat, get_format
 from ..formats.templates import apply_chat_template
 from ..parsing import Message, StreamParser
 from ..requests import ChatRequest, answer_reading, chat_completion
-from .stops import output_text, stop_in_tail, stop_window
+from .stops import _decode, output_text, stop_in_tail, stop_window
 
 
 @dataclass
@@ -101,6 +101,8 @@ class ToolCallLogitsProcessor(LogitsProcessor):
         # OpenAI's usage.completion_tokens_details, counted by draft_counter()'s criterion
         self.accepted_prediction_tokens = 0
         self.rejected_prediction_tokens = 0
+        # and its reasoning_tokens, per row, counted by results()
+        self.reasoning_tokens: list[int] = [0] * n
 
     def _start(self, input_ids: torch.Tensor) -> None:
         self._prompt_width = input_ids.shape[1]
@@ -257,10 +259,36 @@ class ToolCallLogitsProcessor(LogitsProcessor):
             parser.feed_events(text, kept)
             parser.finish_events("error" if failed else "stop" if cut else None if natural else "length")
             message = parser.message
+            self.reasoning_tokens[i] = _reasoning_tokens(self.tokenizer, kept, text, message.reasoning_content)
             if failed:  # the grammar ended this row (the batch went on): say why
                 message.error = {"type": "constraint_error", "message": req.error}
             out.append((message, len(body) + (0 if end is None else 1)))
         return out
+
+
+def _reasoning_tokens(tokenizer: Any, ids: list[int], text: str, reasoning: Optional[str]) -> int:
+    """The output tokens that wrote the reasoning (OpenAI's ``reasoning_tokens``), its markers
+    not counted: those that reach the reasoning's end in the decoded output, less those before it
+    (an open marker the model wrote itself; whitespace before it is the reasoning's, which the
+    parser reads as framing). Nothing thought, nothing counted (thinking off)."""
+    start = text.find(reasoning) if reasoning else -1
+    if start < 0:
+        return 0
+    before = 0 if not text[:start].strip() else _tokens_reaching(tokenizer, ids, start)
+    return _tokens_reaching(tokenizer, ids, start + len(reasoning)) - before
+
+
+def _tokens_reaching(tokenizer: Any, ids: list[int], chars: int) -> int:
+    """The fewest of ``ids`` whose text holds ``chars`` characters (a binary search: more tokens
+    decode to no less text)."""
+    lo, hi = 0, len(ids)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if len(_decode(tokenizer, ids[:mid])) >= chars:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
 
 
 class _DraftCounter(StoppingCriteria):
@@ -327,7 +355,8 @@ def generate_chat(
     holds every token, so the output is what plain generation gives (token for token when
     greedy); each request is then generated alone (transformers drafts for one row at a time),
     and its ``usage.completion_tokens_details`` counts the ``accepted_prediction_tokens`` and
-    ``rejected_prediction_tokens``."""
+    ``rejected_prediction_tokens``. Every completion's ``reasoning_tokens`` there counts the
+    tokens of its reasoning, as OpenAI reports a reasoning model's (0 with thinking off)."""
     drafting = _drafting(tokenizer, assistant_model, assistant_tokenizer, prompt_lookup)
     if drafting:
         batch_size = 1
@@ -373,10 +402,10 @@ def generate_chat(
                     pad_token_id=pad,
                     **sampling,
                 )
-            predictions = None
+            predictions = {}
             if drafting:
                 predictions = {"accepted_prediction_tokens": processor.accepted_prediction_tokens, "rejected_prediction_tokens": processor.rejected_prediction_tokens}
-            for i, (message, n_out) in zip(chunk, processor.results(out.cpu())):
+            for k, (i, (message, n_out)) in enumerate(zip(chunk, processor.results(out.cpu()))):
                 results[i] = chat_completion(
                     message,
                     model=requests[i].model or model_name,
@@ -384,7 +413,7 @@ def generate_chat(
                     completion_tokens=n_out,
                     request_id=requests[i].id,
                     tool_choice=requests[i].effective_tool_choice,
-                    completion_tokens_details=predictions,
+                    completion_tokens_details={"reasoning_tokens": processor.reasoning_tokens[k], **predictions},
                 )
             if on_progress is not None and len(ended) < len(chunk):  # rows the batch's end ended
                 on_progress(len(chunk) - len(ended))
