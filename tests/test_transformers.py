@@ -209,3 +209,29 @@ def test_strict_levels_per_request_and_by_default(tiny):
     held = ToolCallLogitsProcessor(tok, [RowSpec("deepseek_r1", TOOLS, "auto")], [len(prompt)])
     scores = torch.randn(1, held.vocab_size)
     assert not torch.equal(held(torch.tensor([prompt]), scores.clone()), scores)  # control tokens masked at level 2
+
+
+def test_each_completion_is_handed_over_as_its_row_ends(tiny):
+    """on_result gives a row's completion when the row ends, while the batch goes on (a row cut
+    at a stop string too, the forced end counted), and it is the one generate_chat returns."""
+    model, tok = tiny
+    hello = [{"role": "user", "content": "hi"}]
+    base = dict(messages=hello, tools=TOOLS, thinking=False, temperature=0)
+    [free] = generate_chat(model, tok, [ChatRequest(**base, tool_choice="none", max_tokens=12)], format="deepseek_r1")
+    stop = free["choices"][0]["message"]["content"][4:7]
+    requests = [
+        ChatRequest(**base, tool_choice="none", max_tokens=30),
+        ChatRequest(**base, tool_choice="none", max_tokens=3),
+        ChatRequest(**base, tool_choice="none", max_tokens=12, stop=[stop]),
+        ChatRequest(**base, tool_choice="required", max_tokens=60),
+    ]
+    handed, steps = [], []
+    results = generate_chat(model, tok, requests, format="deepseek_r1", batch_size=4, on_result=lambda i, c: handed.append((i, c)), on_progress=steps.append)
+    assert {i for i, _ in handed[:2]} == {1, 2}  # the short rows first, while the batch went on
+    assert sorted(i for i, _ in handed) == [0, 1, 2, 3]
+    for i, c in handed:
+        assert c is results[i]
+    cut = results[2]["choices"][0]
+    assert cut["finish_reason"] == "stop" and cut["message"]["content"] == free["choices"][0]["message"]["content"][:4]
+    [alone] = generate_chat(model, tok, [requests[2]], format="deepseek_r1")
+    assert alone["usage"] == results[2]["usage"] and alone["choices"][0]["message"] == cut["message"]

@@ -228,42 +228,56 @@ class ToolCallLogitsProcessor(LogitsProcessor):
         """``(message, completion_tokens)`` per row, from ``generate``'s output sequences. A row
         that ended without its grammar ending (its own or the batch's token limit) has
         ``finish_reason="length"``; one cut at a stop string, ``"stop"``."""
-        out = []
         if self._steps is not None:
             # generate samples one token after the last call of the processor, and a draft
             # round's last call may have shown drafts that were then rejected
             self._follow(self._output(sequences))
             self._steps.sync()
-        for i, (row, grammar) in enumerate(zip(self.rows, self._grammars)):
-            ids = sequences[i, self._prompt_width :].tolist()
-            end = next((k for k, t in enumerate(ids) if t in self.stop_ids), None)
-            req = self.requests[i]
-            body = ids if end is None else ids[:end]
-            # An end the row's token limit forced is "length", whatever the grammar made of it,
-            # unless it ends the answer the grammar forced into the room it kept for a call.
-            limited = end is not None and end == self._limit[i] and not (req is not None and req.answered_in_room)
-            natural = end is not None and (req is None or req.is_terminated()) and not limited
-            failed = req is not None and req.phase == Phase.ERROR and not limited
-            parser = StreamParser(
-                grammar.format,
-                thinking=req.thinking if req is not None else None,
-                tools=row.tools,
-                tokenizer=self.tokenizer,
-                # (the tool markup's token while thinking is a call where the grammar read one)
-                recover_calls_in_reasoning=grammar.reasoning_trigger is not None,
-                **answer_reading(grammar.format, row.tools, row.tool_choice, row.response_format),
-                strict=row.strict,
-            )
-            kept, text, cut = output_text(self.tokenizer, body, row.stop)
-            failed = failed and not cut  # the output ends before its first stop string, whatever came after
-            parser.feed_events(text, kept)
-            parser.finish_events("error" if failed else "stop" if cut else None if natural else "length")
-            message = parser.message
-            self.reasoning_tokens[i] = _reasoning_tokens(self.tokenizer, kept, text, message.reasoning_content)
-            if failed:  # the grammar ended this row (the batch went on): say why
-                message.error = {"type": "constraint_error", "message": req.error}
-            out.append((message, len(body) + (0 if end is None else 1)))
-        return out
+        return [self._row_result(i, sequences[i, self._prompt_width :].tolist()) for i in range(len(self.rows))]
+
+    def ended_result(self, row: int) -> tuple[Message, int]:
+        """:meth:`results`' entry for a row that has ended (``on_finish`` was called for it),
+        while the batch goes on: from the tokens it was given, and the end-of-sequence token the
+        processor forces after a stop string. Under assisted generation a draft's end may be
+        rejected: read :meth:`results` there instead."""
+        end = int(self._ended_at[row])
+        if end < 0:
+            raise ValueError(f"row {row} has not ended")
+        ids = self._history[row, : end + 1].tolist()
+        if row in self._stopped:
+            ids.append(self.stop_ids[0])
+        return self._row_result(row, ids)
+
+    def _row_result(self, i: int, ids: list[int]) -> tuple[Message, int]:
+        """``(message, completion_tokens)`` of row ``i``, whose output tokens are ``ids``."""
+        row, grammar = self.rows[i], self._grammars[i]
+        end = next((k for k, t in enumerate(ids) if t in self.stop_ids), None)
+        req = self.requests[i]
+        body = ids if end is None else ids[:end]
+        # An end the row's token limit forced is "length", whatever the grammar made of it,
+        # unless it ends the answer the grammar forced into the room it kept for a call.
+        limited = end is not None and end == self._limit[i] and not (req is not None and req.answered_in_room)
+        natural = end is not None and (req is None or req.is_terminated()) and not limited
+        failed = req is not None and req.phase == Phase.ERROR and not limited
+        parser = StreamParser(
+            grammar.format,
+            thinking=req.thinking if req is not None else None,
+            tools=row.tools,
+            tokenizer=self.tokenizer,
+            # (the tool markup's token while thinking is a call where the grammar read one)
+            recover_calls_in_reasoning=grammar.reasoning_trigger is not None,
+            **answer_reading(grammar.format, row.tools, row.tool_choice, row.response_format),
+            strict=row.strict,
+        )
+        kept, text, cut = output_text(self.tokenizer, body, row.stop)
+        failed = failed and not cut  # the output ends before its first stop string, whatever came after
+        parser.feed_events(text, kept)
+        parser.finish_events("error" if failed else "stop" if cut else None if natural else "length")
+        message = parser.message
+        self.reasoning_tokens[i] = _reasoning_tokens(self.tokenizer, kept, text, message.reasoning_content)
+        if failed:  # the grammar ended this row (the batch went on): say why
+            message.error = {"type": "constraint_error", "message": req.error}
+        return message, len(body) + (0 if end is None else 1)
 
 
 def _reasoning_tokens(tokenizer: Any, ids: list[int], text: str, reasoning: Optional[str]) -> int:
@@ -338,6 +352,7 @@ def generate_chat(
     assistant_model: Any = None,
     assistant_tokenizer: Any = None,
     prompt_lookup: Optional[int] = None,
+    on_result: Optional[Callable[[int, dict], None]] = None,
 ) -> list[dict]:
     """Generate for OpenAI-shape requests with ``model.generate`` under thinkgate's grammar, and
     return one OpenAI ``chat.completion`` per request (in order).
@@ -347,7 +362,10 @@ def generate_chat(
     each batch of ``n`` requests; ``on_progress(n)`` as ``n`` more requests end their generation,
     row by row while a batch goes on (a progress bar's ``update``). ``strict``: the strict level
     of the requests that set none (default 2). ``unsupported="relax"`` drops the schema keywords
-    thinkgate cannot enforce (with a warning) instead of refusing them.
+    thinkgate cannot enforce (with a warning) instead of refusing them. ``on_result(i, completion)``
+    hands over request ``i``'s completion as soon as it is known: as its row ends while the
+    batch goes on (at the batch's end under assisted generation, where a drafted end may yet be
+    rejected), so that a caller can keep it before the batch is over.
 
     Assisted generation: ``assistant_model`` (a draft model that shares the tokenizer; an
     ``assistant_tokenizer`` of another vocabulary is refused) or ``prompt_lookup`` (that many
@@ -377,9 +395,25 @@ def generate_chat(
             ]
             batch = [prompts[i] for i in chunk]
             ended: set[int] = set()
+            early: dict[int, dict] = {}  # completions handed over while the batch went on
+
+            def completion(k: int, message: Message, n_out: int, predictions: dict) -> dict:
+                i = chunk[k]
+                return chat_completion(
+                    message,
+                    model=requests[i].model or model_name,
+                    prompt_tokens=len(prompts[i]),
+                    completion_tokens=n_out,
+                    request_id=requests[i].id,
+                    tool_choice=requests[i].effective_tool_choice,
+                    completion_tokens_details={"reasoning_tokens": processor.reasoning_tokens[k], **predictions},
+                )
 
             def row_ended(row: int) -> None:
                 ended.add(row)
+                if on_result is not None and not drafting:
+                    early[row] = completion(row, *processor.ended_result(row), {})
+                    on_result(chunk[row], early[row])
                 if on_progress is not None:
                     on_progress(1)
 
@@ -406,15 +440,12 @@ def generate_chat(
             if drafting:
                 predictions = {"accepted_prediction_tokens": processor.accepted_prediction_tokens, "rejected_prediction_tokens": processor.rejected_prediction_tokens}
             for k, (i, (message, n_out)) in enumerate(zip(chunk, processor.results(out.cpu()))):
-                results[i] = chat_completion(
-                    message,
-                    model=requests[i].model or model_name,
-                    prompt_tokens=len(prompts[i]),
-                    completion_tokens=n_out,
-                    request_id=requests[i].id,
-                    tool_choice=requests[i].effective_tool_choice,
-                    completion_tokens_details={"reasoning_tokens": processor.reasoning_tokens[k], **predictions},
-                )
+                if k in early:  # (handed over already: the same object, its call ids with it)
+                    results[i] = early[k]
+                    continue
+                results[i] = completion(k, message, n_out, predictions)
+                if on_result is not None:
+                    on_result(i, results[i])
             if on_progress is not None and len(ended) < len(chunk):  # rows the batch's end ended
                 on_progress(len(chunk) - len(ended))
             if on_batch is not None:
