@@ -115,3 +115,35 @@ def test_the_output_is_never_the_input(tiny, tmp_path, capsys):
     assert src.read_text() == text
     assert main(["generate", "--model", str(tiny), "--input", str(src), "--resume"]) == 2
     assert "--resume needs --output FILE" in capsys.readouterr().err
+
+
+def test_answers_of_a_batch_still_generating_are_kept_and_the_resumed_output_is_in_input_order(tiny, tmp_path):
+    """Eight requests a batch (the default): in the second batch, line 12 writes long and 9-11,
+    13-16 end at once. Interrupted while 12 goes on, the output keeps every answer that ended —
+    13-16 out of order, as Batch API lines may stand — and --resume generates only 12 and
+    17-20, then writes the whole output in input order."""
+    requests = [batch_line(f"r{k:02}", **({"max_tokens": 120} if k == 12 else {})) for k in range(1, 21)]
+    src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    src.write_text("\n".join(requests) + "\n")
+    partial = tmp_path / "out.jsonl.partial"
+    argv = [sys.executable, "-m", "thinkgate", "generate", "--model", str(tiny), "--input", str(src), "--output", str(out), "--quiet"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
+    child = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    deadline = time.monotonic() + 120
+    while not (partial.exists() and partial.read_bytes().count(b"\n") >= 11):
+        assert child.poll() is None and time.monotonic() < deadline, child.communicate()
+        time.sleep(0.01)
+    child.send_signal(signal.SIGINT)
+    _, err = child.communicate(timeout=60)
+    assert child.returncode == 130, err
+    kept = lines_of(partial)
+    ids = [json.loads(x)["custom_id"] for x in kept]
+    assert ids == [f"r{k:02}" for k in (*range(1, 12), 13, 14, 15, 16)]
+    assert err.splitlines()[-1] == f"thinkgate generate: interrupted: 15 of 20 lines saved in {partial}; run the same command with --resume to generate the other 5"
+
+    resumed = subprocess.run([*argv[:-1], "--resume"], capture_output=True, text=True, env=env, timeout=120)
+    assert resumed.returncode == 0, resumed.stderr
+    assert "5 of 5 lines answered" in resumed.stderr
+    done = lines_of(out)
+    assert [json.loads(x)["custom_id"] for x in done] == [f"r{k:02}" for k in range(1, 21)]
+    assert sorted(set(done) & set(kept)) == sorted(kept)  # byte for byte: none was redone

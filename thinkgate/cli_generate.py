@@ -58,6 +58,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
     with (nullcontext(sys.stdin) if args.input == "-" else open(args.input, encoding="utf-8")) as f:
         lines = read_lines(f)
+    order = list(lines)  # (every line, those a resumed output holds among them)
     held = _held(args, lines)
     if held is not None:
         lines = [line for line in lines if line.number not in held.numbers]
@@ -70,7 +71,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
         args.said.say("warning", f"{args.input if args.input != '-' else 'the input'} holds no requests; nothing to do")
 
     generate = _engine(args, model, fmt, template, _tokenizer(args, model, fmt, template)) if todo else None
-    out = _Output(args, lines, held)
+    out = _Output(args, lines, held, order)
     tally = _Tally(lines)
     try:
         with out:
@@ -140,13 +141,18 @@ def _held(args: argparse.Namespace, lines: list[Line]) -> Optional[Held]:
 
 class _Output:
     """The output, each line written as soon as it and the lines before it are known, in input
-    order, and flushed: generate's batches run in input order, so an answer waits for no later
-    line, and a failed line's place is known from the start. A file is written as
-    OUTPUT.partial (after the lines ``held`` kept from an earlier run) and renamed to OUTPUT
-    once every line is in it."""
+    order, and flushed: generate's batches run in input order, so an answer waits only for
+    those of its own batch that end after it, and a failed line's place is known from the
+    start. A file is written as OUTPUT.partial (after the lines ``held`` kept from an earlier
+    run) and renamed to OUTPUT once every line is in it.
 
-    def __init__(self, args: argparse.Namespace, lines: list[Line], held: Optional[Held]) -> None:
-        self.path, self.lines, self.held = args.output, lines, held
+    Interrupted, Batch API lines keep the answers that waited for an earlier line of their
+    batch too, out of order (the Batch API and ``--resume`` match lines by ``custom_id``); the
+    run that completes them writes the whole output in input order again. Bare completions
+    (matched by position) keep only those in order."""
+
+    def __init__(self, args: argparse.Namespace, lines: list[Line], held: Optional[Held], order: list[Line]) -> None:
+        self.path, self.lines, self.held, self.order = args.output, lines, held, order
         self.shape = batch_output if args.output_format == "batch" else chat_output
         self.answers: dict[int, Optional[dict]] = {}
         self.written = 0
@@ -168,12 +174,37 @@ class _Output:
         return self
 
     def __exit__(self, error: Any, *rest: Any) -> None:
+        if error is not None and self.stream is not None and self.shape is batch_output:
+            self._write_waiting()
         stream, self.stream = self.stream, None
         if stream is None or stream is sys.stdout:
             return
         stream.close()
         if error is None:
+            if self.held is not None and self.shape is batch_output:
+                self._in_input_order(self.path + PARTIAL)
             os.replace(self.path + PARTIAL, self.path)
+
+    def _write_waiting(self) -> None:
+        """The answers known but waiting for an earlier line, written now, out of order."""
+        for line in self.lines[self.written :]:
+            if line.number in self.answers:
+                self.stream.write(json.dumps(self.shape(line, self.answers.pop(line.number)), ensure_ascii=False) + "\n")
+        self.stream.flush()
+
+    def _in_input_order(self, path: str) -> None:
+        """Rewrite a whole Batch API output in its input's order (a resumed run's kept lines may
+        stand out of it), each line by its ``custom_id``, a repeated one in turn."""
+        places: dict[str, list[int]] = {}
+        for k, line in enumerate(self.order):
+            places.setdefault(line.custom_id, []).append(k)
+        with open(path, "rb") as f:
+            texts = f.read().splitlines(keepends=True)
+        keyed = [(places[json.loads(text)["custom_id"]].pop(0), text) for text in texts]
+        if [k for k, _ in keyed] == sorted(k for k, _ in keyed):
+            return
+        with open(path, "wb") as f:
+            f.writelines(text for _, text in sorted(keyed))
 
     def known(self, line: Line, completion: Optional[dict] = None) -> None:
         """``line`` is answered (or failed): written, with whatever waited for it."""
@@ -302,9 +333,11 @@ def _engine(args: argparse.Namespace, model_path: str, fmt: Any, template: Optio
             raise UserError(f"--engine vllm: vLLM could not be imported ({e})") from None
         llm = make_llm(model_path, max_model_len=args.max_model_len)
 
-        def generate(requests: list, on_progress: Callable[[int], None]) -> list[dict]:
+        def generate(requests: list, on_progress: Callable[[int], None], on_result: Callable[[int, dict], None]) -> list[dict]:
             results = vllm_generate(llm, requests, format=fmt, chat_template=template, model_name=args.model, strict=args.strict, unsupported=args.unsupported)
             on_progress(len(requests))  # vLLM answers the whole call at once
+            for i, result in enumerate(results):
+                on_result(i, result)
             return results
 
         return generate
@@ -318,8 +351,8 @@ def _engine(args: argparse.Namespace, model_path: str, fmt: Any, template: Optio
         raise UserError(f"could not load the model {args.model}: {e}") from None
     drafting = checks.drafting(args, tokenizer)
 
-    def generate(requests: list, on_progress: Callable[[int], None]) -> list[dict]:
-        return generate_chat(model, tokenizer, requests, format=fmt, batch_size=args.batch_size, chat_template=template, model_name=args.model, on_progress=on_progress, strict=args.strict, unsupported=args.unsupported, **drafting)
+    def generate(requests: list, on_progress: Callable[[int], None], on_result: Callable[[int, dict], None]) -> list[dict]:
+        return generate_chat(model, tokenizer, requests, format=fmt, batch_size=args.batch_size, chat_template=template, model_name=args.model, on_progress=on_progress, strict=args.strict, unsupported=args.unsupported, on_result=on_result, **drafting)
 
     return generate
 
@@ -364,8 +397,8 @@ class _Tally:
 
 
 def _run(args: argparse.Namespace, todo: list[Line], generate: Optional[Callable], out: _Output, tally: _Tally) -> None:
-    """Generate for ``todo`` a batch at a time, in input order, each answer written as its batch
-    ends; the bar says output tokens a second and failed lines."""
+    """Generate for ``todo`` a batch at a time, in input order, each answer kept as its request
+    ends (while its batch goes on); the bar says output tokens a second and failed lines."""
     from tqdm import tqdm
 
     if not todo:
@@ -373,39 +406,48 @@ def _run(args: argparse.Namespace, todo: list[Line], generate: Optional[Callable
     tally.started = time.monotonic()  # (the model is loaded)
     with tqdm(total=len(todo), desc="generate", unit="req", file=sys.stderr, disable=args.quiet, dynamic_ncols=True, postfix=tally.postfix()) as bar:
         said, args.said.write = args.said.write, lambda s: bar.write(s, file=sys.stderr)  # (above the bar)
+
+        def answer(line: Line, result: Optional[dict]) -> None:
+            tally.add(line, result)
+            out.known(line, result)
+            bar.set_postfix_str(tally.postfix())
+
         try:
             for start in range(0, len(todo), args.batch_size):
-                part = todo[start : start + args.batch_size]
-                for line, result in zip(part, _generate_part(generate, part, bar)):
-                    tally.add(line, result)
-                    out.known(line, result)
-                bar.set_postfix_str(tally.postfix())
+                _generate_part(generate, todo[start : start + args.batch_size], bar, answer)
         finally:
             args.said.write = said
 
 
-def _generate_part(generate: Callable, part: list[Line], bar: Any) -> list[Optional[dict]]:
-    """One batch's results; if the batch fails, its lines one by one, so that a line's failure
-    stays its own."""
+def _generate_part(generate: Callable, part: list[Line], bar: Any, answer: Callable[[Line, Optional[dict]], None]) -> None:
+    """One batch, each line answered as its request ends; if the batch fails, its lines one by
+    one, so that a line's failure stays its own."""
     done = 0
+    answered: set[int] = set()
 
     def progress(n: int) -> None:
         nonlocal done
         done += n
         bar.update(n)
 
+    def result(i: int, completion: dict) -> None:
+        answered.add(i)
+        answer(part[i], completion)
+
     try:
-        return generate([line.request for line in part], progress)
+        generate([line.request for line in part], progress, result)
+        return
     except ValueError:
         bar.update(-done)  # counted again below, line by line
-    results: list[Optional[dict]] = []
-    for line in part:
+    for i, line in enumerate(part):
+        if i in answered:
+            bar.update(1)
+            continue
         try:
-            [result] = generate([line.request], lambda n: None)
+            [completion] = generate([line.request], lambda n: None, lambda k, c: None)
         except ValueError as e:
             line.fail("generation_error", str(e))
             _report(line, lambda s: bar.write(s, file=sys.stderr))
-            result = None
+            completion = None
         bar.update(1)
-        results.append(result)
-    return results
+        answer(line, completion)
