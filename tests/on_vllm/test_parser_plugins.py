@@ -339,3 +339,56 @@ def test_the_offline_helper_gives_each_request_its_level():
     assert [request_options(r, "deepseek_r1", s).strict for s in (None, 0, 1)] == [2, 0, 1]
     assert request_options(r.model_copy(update={"strict": 2}), "deepseek_r1", 0).strict == 2
     assert read(sampling_params(r, "deepseek_r1", strict=1).extra_args).strict == 1
+
+
+def _responses_request(**kw):
+    from vllm.entrypoints.openai.responses.protocol import ResponsesRequest
+
+    return ResponsesRequest(model="m", input="x", **kw)
+
+
+FLAT_WEATHER = [{"type": "function", **WEATHER[0]["function"], "strict": True}]
+
+
+def test_a_responses_api_request_is_opted_in_with_its_tools_as_the_model_is_shown_them(tokenizer):
+    """Issue 34, point 0: the Responses API's tools are flat (and namespaces, custom tools and
+    built-in tools sit beside them); its tool_choice names a function flat; its JSON answer is
+    text.format. thinkgate reads them as vLLM shows the model its tools."""
+    from thinkgate.requests import request_options
+
+    parser = ToolParserManager.get_tool_parser("thinkgate_deepseek_r1")(tokenizer)
+    schema = WEATHER[0]["function"]["parameters"]
+    tools = [
+        *FLAT_WEATHER,
+        {"type": "namespace", "name": "cal", "description": "calendar", "tools": [{"type": "function", "name": "add", "parameters": {"type": "object", "properties": {"day": {"type": "integer"}}}}]},
+        {"type": "custom", "name": "patch", "description": "a diff"},
+        {"type": "web_search_preview"},
+    ]
+    rf = {"type": "json_schema", "name": "forecast", "schema": FORECAST}
+    req = parser.adjust_request(_responses_request(tools=tools, tool_choice={"type": "function", "name": "cal__add"}, text={"format": rf}))
+    opts = request_options(req.vllm_xargs)
+    assert [t["function"]["name"] for t in opts.tools] == ["get_weather", "cal__add", "patch"]  # the built-in tool is shown to no one
+    assert opts.tools[0] == {"type": "function", "function": {"name": "get_weather", "parameters": schema, "strict": True}}
+    assert opts.tool_choice == {"type": "function", "function": {"name": "cal__add"}}
+    assert opts.response_format == {"type": "json_schema", "json_schema": {"name": "forecast", "schema": FORECAST}}
+    assert req.text.format is None and req.to_sampling_params(16, {}).structured_outputs is None  # vLLM's own grammar off
+    assert req.skip_special_tokens is False
+    allowed = {"type": "allowed_tools", "mode": "required", "tools": [{"type": "function", "name": "get_weather"}, {"type": "mcp", "server_label": "x"}]}
+    req = parser.adjust_request(_responses_request(tools=tools, tool_choice=allowed))
+    assert request_options(req.vllm_xargs).tool_choice == {"type": "allowed_tools", "allowed_tools": {"mode": "required", "tools": [{"type": "function", "function": {"name": "get_weather"}}]}}
+    assert request_options(parser.adjust_request(_responses_request(tools=tools, tool_choice={"type": "custom", "name": "patch"})).vllm_xargs).tool_choice == {"type": "function", "function": {"name": "patch"}}
+    with pytest.raises(ValueError, match="names a built-in tool; thinkgate holds calls of function tools"):
+        parser.adjust_request(_responses_request(tools=tools, tool_choice={"type": "web_search_preview"}))
+    # a request with only built-in tools is vLLM's, untouched
+    only_search = _responses_request(tools=[{"type": "web_search_preview"}])
+    before = only_search.model_dump()
+    assert parser.adjust_request(only_search).model_dump() == before
+
+
+def test_a_responses_api_request_is_read_with_its_flat_tools(tokenizer):
+    fmt = get_format("deepseek_r1")
+    req = _responses_request(tools=FLAT_WEATHER, tool_choice="required")
+    good, bad = fmt.tools.section_text([("get_weather", '{"city": "Oslo"}')]), fmt.tools.section_text([("get_weather", '{"town": "Oslo"}')])
+    parser = ToolParserManager.get_tool_parser("thinkgate_deepseek_r1")(tokenizer)
+    assert [(c.function.name, c.function.arguments) for c in parser.extract_tool_calls(good, req).tool_calls] == [("get_weather", '{"city": "Oslo"}')]
+    assert not parser.extract_tool_calls(bad, req).tools_called  # held to the flat tool's schema

@@ -217,3 +217,94 @@ def test_response_format_holds_the_answer_after_free_thinking(client):
     m = r.choices[0].message
     assert r.choices[0].finish_reason == "stop" and (getattr(m, "reasoning", None) or getattr(m, "reasoning_content", None))
     jsonschema.validate(json.loads(m.content), schema)
+
+
+# ------------------------------------------------------------------ the three APIs vLLM serves
+
+
+def _sse(response):
+    return [json.loads(line[5:]) for line in response.iter_lines() if line.startswith("data:") and line[5:].strip() != "[DONE]"]
+
+
+def _chat_api(http, model, tools, choice, stream):
+    body = {"model": model, "messages": [{"role": "user", "content": "Weather in Oslo?"}], "tools": [{"type": "function", "function": t} for t in tools],
+            "tool_choice": "required" if choice is None else {"type": "function", "function": {"name": choice}}, "parallel_tool_calls": False,
+            "max_tokens": 300, "temperature": 0, "stream": stream, "chat_template_kwargs": {"thinking": False}}
+    if not stream:
+        m = http.post("/v1/chat/completions", json=body).json()["choices"][0]["message"]
+        return m["content"] or None, [(c["function"]["name"], json.loads(c["function"]["arguments"])) for c in m["tool_calls"] or []]
+    with http.stream("POST", "/v1/chat/completions", json=body) as r:
+        chunks = _sse(r)
+    content, calls = "", {}
+    for ch in chunks:
+        d = ch["choices"][0]["delta"] if ch["choices"] else {}
+        content += d.get("content") or ""
+        for tc in d.get("tool_calls") or []:
+            slot = calls.setdefault(tc["index"], ["", ""])
+            slot[0] += tc["function"].get("name") or ""
+            slot[1] += tc["function"].get("arguments") or ""
+    return content or None, [(n, json.loads(a)) for n, a in (calls[i] for i in sorted(calls))]
+
+
+def _responses_api(http, model, tools, choice, stream):
+    body = {"model": model, "input": "Weather in Oslo?", "tools": [{"type": "function", **t} for t in tools],
+            "tool_choice": "required" if choice is None else {"type": "function", "name": choice}, "parallel_tool_calls": False,
+            "max_output_tokens": 300, "temperature": 0, "stream": stream, "chat_template_kwargs": {"thinking": False}}
+    if not stream:
+        out = http.post("/v1/responses", json=body).json()["output"]
+        text = "".join(c["text"] for item in out if item["type"] == "message" for c in item["content"])
+        return text or None, [(item["name"], json.loads(item["arguments"])) for item in out if item["type"] == "function_call"]
+    with http.stream("POST", "/v1/responses", json=body) as r:
+        events = _sse(r)
+    text, calls = "", {}
+    for ev in events:
+        if ev["type"] == "response.output_text.delta":
+            text += ev["delta"]
+        elif ev["type"] == "response.output_item.added" and ev["item"]["type"] == "function_call":
+            calls[ev["output_index"]] = [ev["item"]["name"], ""]
+        elif ev["type"] == "response.function_call_arguments.delta":
+            calls[ev["output_index"]][1] += ev["delta"]
+    return text or None, [(n, json.loads(a)) for n, a in (calls[i] for i in sorted(calls))]
+
+
+def _messages_api(http, model, tools, choice, stream):
+    body = {"model": model, "messages": [{"role": "user", "content": "Weather in Oslo?"}], "max_tokens": 300, "temperature": 0, "stream": stream,
+            "tools": [{"name": t["name"], "input_schema": t["parameters"]} for t in tools], "chat_template_kwargs": {"thinking": False},
+            "tool_choice": {"type": "any", "disable_parallel_tool_use": True} if choice is None else {"type": "tool", "name": choice, "disable_parallel_tool_use": True}}
+    if not stream:
+        blocks = http.post("/v1/messages", json=body).json()["content"]
+        text = "".join(b["text"] for b in blocks if b["type"] == "text")
+        return text or None, [(b["name"], b["input"]) for b in blocks if b["type"] == "tool_use"]
+    with http.stream("POST", "/v1/messages", json=body) as r:
+        events = _sse(r)
+    text, calls = "", {}
+    for ev in events:
+        if ev["type"] == "content_block_start" and ev["content_block"]["type"] == "tool_use":
+            calls[ev["index"]] = [ev["content_block"]["name"], ""]
+        elif ev["type"] == "content_block_delta" and ev["delta"]["type"] == "text_delta":
+            text += ev["delta"]["text"]
+        elif ev["type"] == "content_block_delta" and ev["delta"]["type"] == "input_json_delta":
+            calls[ev["index"]][1] += ev["delta"]["partial_json"]
+    return text or None, [(n, json.loads(a)) for n, a in (calls[i] for i in sorted(calls))]
+
+
+@pytest.mark.parametrize("choice", [None, "set_alarm"])
+def test_chat_completions_responses_and_messages_give_the_same_held_calls(server, client, choice):
+    """Issue 34, point 0: vLLM's Responses API (the OpenAI Agents SDK's and Codex's), with flat
+    function tools, is held as Chat Completions and Anthropic's Messages are: streamed and not,
+    at T=0, each API gives one call, valid for its schema, streamed as returned; the Responses
+    API's prompt is the chat completion's, and so is its call (Messages renders its own)."""
+    import httpx
+
+    tools = [t["function"] for t in TOOLS]
+    answers = {}
+    with httpx.Client(base_url=server.base_url, timeout=600) as http:
+        for api in (_chat_api, _responses_api, _messages_api):
+            for stream in (False, True):
+                answers[api.__name__, stream] = api(http, _model(client), tools, choice, stream)
+    for (api, stream), (content, calls) in answers.items():
+        assert answers[api, True] == answers[api, False], api
+        assert len(calls) == 1 and (choice is None or calls[0][0] == choice), (api, content, calls)
+        jsonschema.validate(calls[0][1], SCHEMAS[calls[0][0]], format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+    assert answers["_responses_api", False] == answers["_chat_api", False]
+    assert server.alive()

@@ -1,4 +1,5 @@
-"""What every engine's glue does alike: tools as plain dicts, and one class per format."""
+"""What every engine's glue does alike: tools as plain dicts (the Responses API's flat shapes
+read as Chat Completions' nested ones), and one class per format."""
 
 from __future__ import annotations
 
@@ -12,10 +13,53 @@ ENGINE_INVALID_CALLS = "content"
 
 
 def plain_tools(tools: Any) -> Optional[list]:
-    """An engine's tools (pydantic models or dicts) as OpenAI-shape dicts; None for none."""
+    """An engine's tools (pydantic models or dicts) as Chat Completions dicts; None for none. A
+    Responses API function tool (``{"type": "function", "name", "parameters", "strict"}``) is
+    nested under ``function`` as Chat Completions has it."""
     if not tools:
         return None
-    return [t.model_dump(exclude_none=True) if hasattr(t, "model_dump") else dict(t) for t in tools]
+    return [chat_tool(t.model_dump(exclude_none=True) if hasattr(t, "model_dump") else dict(t)) for t in tools]
+
+
+def chat_tool(tool: dict) -> dict:
+    """One tool in Chat Completions' shape (a Responses API function tool is flat)."""
+    if tool.get("type", "function") == "function" and "function" not in tool and "name" in tool:
+        return {"type": "function", "function": {k: v for k, v in tool.items() if k != "type"}}
+    return tool
+
+
+# The Responses API's tool_choice types that name a function the model is shown: vLLM, as
+# OpenAI, shows a custom tool as a function of one string.
+_FUNCTION_CHOICES = ("function", "custom")
+
+
+def chat_tool_choice(choice: Any) -> Any:
+    """A tool_choice in Chat Completions' shape: the Responses API names a function flat
+    (``{"type": "function", "name": "f"}``) and lists allowed tools at the top
+    (``{"type": "allowed_tools", "mode", "tools": [{"type": "function", "name"}]}``). A built-in
+    tool (web search, MCP, ...) is no function the grammar can hold: refused by name."""
+    if not isinstance(choice, dict):
+        return choice
+    kind = choice.get("type")
+    if kind in _FUNCTION_CHOICES and "function" not in choice:
+        return {"type": "function", "function": {"name": choice.get("name")}}
+    if kind == "allowed_tools" and "allowed_tools" not in choice:
+        refs = [{"type": "function", "function": {"name": t.get("name")}} for t in choice.get("tools") or () if isinstance(t, dict) and t.get("type") in _FUNCTION_CHOICES]
+        return {"type": "allowed_tools", "allowed_tools": {"mode": choice.get("mode", "auto"), "tools": refs}}
+    if kind not in ("function", "allowed_tools"):
+        raise ValueError(
+            f"tool_choice {choice!r} names a built-in tool; thinkgate holds calls of function tools: "
+            "use 'auto', 'required', 'none', a function or allowed_tools"
+        )
+    return choice
+
+
+def chat_response_format(fmt: Any) -> Any:
+    """A Responses API ``text.format`` as Chat Completions' ``response_format``: its JSON
+    schema's name, schema and strict flag are flat there, nested under ``json_schema`` here."""
+    if isinstance(fmt, dict) and fmt.get("type") == "json_schema" and "json_schema" not in fmt:
+        return {"type": "json_schema", "json_schema": {k: v for k, v in fmt.items() if k != "type"}}
+    return fmt
 
 
 def format_class(base: type, fmt: ChatFormat, kind: str, namespace: dict) -> type:

@@ -9,7 +9,10 @@ request's tools and tool_choice to :class:`~thinkgate.integrations.vllm.Thinkgat
 through ``vllm_xargs`` (and turns vLLM's own JSON-schema forcing for required/named off). A
 request's ``response_format`` (``json_schema`` or ``json_object``) goes the same way, with or
 without tools: thinkgate holds the answer after thinking to it, and vLLM's own structured output
-for it is turned off.
+for it is turned off. Requests of vLLM's Responses API (``/v1/responses``: flat function tools, a
+flat named tool_choice, ``text.format``) are read as vLLM shows the model their tools
+(namespaces flattened, custom tools as functions of one string, built-in tools left out) and
+held the same way; Anthropic's ``/v1/messages`` reaches the parsers as a chat completion.
 
 Where that processor does not run (vLLM's V1 runner with speculative decoding leaves it out;
 ``THINKGATE_VLLM_PATH=structured_outputs``), ``adjust_request`` instead gives vLLM's own
@@ -52,7 +55,7 @@ from ..formats.tokens import AnalysisIds, TextReasoningIds
 from ..formats.strict import check_strict
 from ..requests import OPTION_KEY, RequestOptions, calls_may_come, check_budget, default_strict, default_unsupported, request_options
 from ..requests import check_options as check_request
-from .common import ENGINE_INVALID_CALLS, format_class, plain_tools
+from .common import ENGINE_INVALID_CALLS, chat_response_format, chat_tool_choice, format_class, plain_tools
 from .vllm import check_options
 from . import vllm_paths
 
@@ -91,8 +94,22 @@ def _thinking_for_output(requested: Any, fmt: ChatFormat, model_output: str) -> 
     return requested
 
 
+def _is_responses(request: Any) -> bool:
+    """Whether ``request`` came through vLLM's Responses API (flat tools, ``text.format``)."""
+    from vllm.entrypoints.openai.responses.protocol import ResponsesRequest
+
+    return isinstance(request, ResponsesRequest)
+
+
 def _tools(request: Any) -> Optional[list]:
-    return plain_tools(getattr(request, "tools", None))
+    tools = getattr(request, "tools", None)
+    if tools and _is_responses(request):
+        from vllm.tool_parsers.utils import get_function_tools
+
+        # the functions the model is shown (vLLM's one source for its template and grammars):
+        # namespaces flattened, a custom tool a function of one string, built-in tools left out
+        tools = get_function_tools(tools)
+    return plain_tools(tools)
 
 
 # The per-request options a client may send as flat vllm_xargs, by their xargs key.
@@ -127,9 +144,13 @@ def _thinkgate_xargs(xargs: dict) -> dict:
 def _response_format(request: Any) -> Optional[dict]:
     """The request's ``response_format`` where it holds the answer to JSON (thinkgate's to
     enforce); ``text`` and vLLM's own structural tags are left to vLLM."""
-    rf = getattr(request, "response_format", None)
+    if _is_responses(request):
+        rf = getattr(getattr(request, "text", None), "format", None)
+    else:
+        rf = getattr(request, "response_format", None)
     if hasattr(rf, "model_dump"):
         rf = rf.model_dump(by_alias=True, exclude_none=True)  # json_schema's "schema" is an alias
+    rf = chat_response_format(rf)
     if isinstance(rf, dict) and rf.get("type") in ("json_schema", "json_object"):
         return rf
     return None
@@ -156,8 +177,8 @@ def _strict(request: Any) -> int:
 def _tool_choice(request: Any) -> Any:
     choice = getattr(request, "tool_choice", None)
     if hasattr(choice, "model_dump"):
-        return choice.model_dump(exclude_none=True)
-    return choice
+        choice = choice.model_dump(exclude_none=True)
+    return chat_tool_choice(choice) if _is_responses(request) else choice
 
 
 def _calls_allowed(request: Any) -> bool:
@@ -187,6 +208,11 @@ class ThinkgateReasoningParser(ReasoningParser):
         super().__init__(tokenizer, *args, **kwargs)
         # what the tool parser, built beside this one with neither, needs to choose the path
         self._template_kwargs = kwargs.get("chat_template_kwargs")
+        # vLLM's structured-output manager builds an instance of its own per request, from the
+        # request's chat-template keywords and with no ModelConfig (the server's parsers are
+        # given one): there a request whose grammar holds its reasoning ends the reasoning at
+        # the prompt, so that the grammar applies from the first generated token
+        self._grammar_holds = "model_config" not in kwargs and bool((self._template_kwargs or {}).get(vllm_paths.GRAMMAR_HOLDS_REASONING))
         self._open = tokenizer.convert_tokens_to_ids(self.format.reasoning.open)
         self._close = tokenizer.convert_tokens_to_ids(self.format.reasoning.close)
         # The tool markup's opening token ends the reasoning too, where the request may call
@@ -239,6 +265,8 @@ class ThinkgateReasoningParser(ReasoningParser):
             self._thinking = None
 
     def is_reasoning_end(self, input_ids: Sequence[int]) -> bool:
+        if self._grammar_holds:
+            return True
         # The last marker decides: a conversation's history holds earlier </think>s, and a
         # generation prompt that ends in <think> reopens reasoning.
         if self._analysis is not None:
@@ -356,7 +384,7 @@ class ThinkgateToolParser(ToolParser):
         if answer is not None:
             # thinkgate's processor holds the answer; vLLM's own grammar for it would apply
             # from the end of reasoning as vLLM's reasoning parser sees it, on top of ours
-            request.response_format = None
+            _drop_response_format(request)
         vllm_paths.log.debug("thinkgate: request (tool_choice %s) takes the processor path", _choice_name(opts.tool_choice))
         return request
 
@@ -387,6 +415,11 @@ class ThinkgateToolParser(ToolParser):
         stage = vllm_paths.prompt_stage(self.model_tokenizer, self.format, getattr(request, "chat_template", None), template_kwargs)
         tag = vllm_paths.structured_outputs_tag(tag, self.format, stage, self.model_tokenizer)
         if opts.thinking_budget is not None:
+            if _is_responses(request):
+                raise ValueError(
+                    f"{BUDGET_KEY} on vLLM's structured-output path is vLLM's thinking_token_budget, which vLLM's "
+                    "Responses API does not take; send the request as a chat completion"
+                )
             own = getattr(request, "thinking_token_budget", None)
             if own is not None and own != opts.thinking_budget:
                 raise ValueError(f"{BUDGET_KEY} ({opts.thinking_budget}) and thinking_token_budget ({own}) disagree; give one of them")
@@ -398,8 +431,8 @@ class ThinkgateToolParser(ToolParser):
             request.thinking_token_budget = opts.thinking_budget
         request.structured_outputs = StructuredOutputsParams(structural_tag=json.dumps(tag, ensure_ascii=False))
         # the tag holds the thinking: vLLM starts it at the first generated token
-        request._grammar_from_parser = True
-        request.response_format = None
+        vllm_paths.hold_from_first_token(request)
+        _drop_response_format(request)
         xargs[STRICT_KEY] = opts.strict  # for the parser, which holds no call to more than the tag did
         request.vllm_xargs = xargs
         vllm_paths.log.debug(
@@ -463,6 +496,15 @@ class ThinkgateToolParser(ToolParser):
         if not content and not calls:
             return None
         return DeltaMessage(content="".join(content) or None, tool_calls=calls)
+
+
+def _drop_response_format(request: Any) -> None:
+    """Turn vLLM's own grammar for the answer off (thinkgate's holds it)."""
+    if _is_responses(request):
+        if request.text is not None:
+            request.text = request.text.model_copy(update={"format": None})
+    else:
+        request.response_format = None
 
 
 def _choice_name(choice: Any) -> str:
