@@ -392,3 +392,33 @@ def test_a_responses_api_request_is_read_with_its_flat_tools(tokenizer):
     parser = ToolParserManager.get_tool_parser("thinkgate_deepseek_r1")(tokenizer)
     assert [(c.function.name, c.function.arguments) for c in parser.extract_tool_calls(good, req).tool_calls] == [("get_weather", '{"city": "Oslo"}')]
     assert not parser.extract_tool_calls(bad, req).tools_called  # held to the flat tool's schema
+
+
+MULTIPLE_OF_7 = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {"a": {"type": "integer", "multipleOf": 7}}, "required": ["a"]}}}]
+
+
+@pytest.mark.parametrize("path", ["processor", "structured_outputs"])
+def test_a_relaxed_request_reads_its_calls_against_what_its_grammar_held(tokenizer, monkeypatch, caplog, path):
+    """Issue 34, point 5: thinkgate_unsupported=relax drops multipleOf from the grammar; the call
+    it then allows (5) is a call, whole and streamed, on both paths; the server's log (and a
+    Responses API response's metadata) says what was dropped, with the server's spelling."""
+    from thinkgate.integrations import vllm_paths
+
+    if path == "structured_outputs":
+        monkeypatch.setenv(vllm_paths.PATH_ENV, "structured_outputs")  # (no engine in this process)
+    parser = ToolParserManager.get_tool_parser("thinkgate_deepseek_r1")(tokenizer)
+    with caplog.at_level("WARNING", logger="vllm.thinkgate"):
+        req = parser.adjust_request(_chat_request(tools=MULTIPLE_OF_7, tool_choice="required", vllm_xargs={"thinkgate_unsupported": "relax"}))
+    assert (req.structured_outputs is not None) is (path == "structured_outputs")
+    said = [r.getMessage() for r in caplog.records if r.name == "vllm.thinkgate" and "cannot be enforced" in r.getMessage()]
+    assert len(said) == 1 and "keyword 'multipleOf' at #/properties/a" in said[0] and '{"thinkgate_unsupported": "relax"}' in said[0]
+    text = get_format("deepseek_r1").tools.section_text([("f", '{"a": 5}')])
+    info = parser.extract_tool_calls(text, req)
+    assert info.tools_called and [c.function.arguments for c in info.tool_calls] == ['{"a": 5}'] and info.content is None
+    out = ToolParserManager.get_tool_parser("thinkgate_deepseek_r1")(tokenizer).extract_tool_calls_streaming("", "", text, [], [], [], req)
+    assert [c.function.arguments for c in out.tool_calls] == ['{"a": 5}']
+    # held to the tool's own schema (a request thinkgate did not adjust), it is no call
+    assert not parser.extract_tool_calls(text, _chat_request(tools=MULTIPLE_OF_7, tool_choice="required")).tools_called
+    flat = [{"type": "function", **MULTIPLE_OF_7[0]["function"]}]
+    resp = parser.adjust_request(_responses_request(tools=flat, tool_choice="required", metadata={"app": "x"}, vllm_xargs={"thinkgate_unsupported": "relax"}))
+    assert resp.metadata["app"] == "x" and "keyword 'multipleOf' at #/properties/a" in resp.metadata["thinkgate_relaxed"]

@@ -226,24 +226,34 @@ def _sse(response):
     return [json.loads(line[5:]) for line in response.iter_lines() if line.startswith("data:") and line[5:].strip() != "[DONE]"]
 
 
-def _chat_api(http, model, tools, choice, stream):
-    body = {"model": model, "messages": [{"role": "user", "content": "Weather in Oslo?"}], "tools": [{"type": "function", "function": t} for t in tools],
-            "tool_choice": "required" if choice is None else {"type": "function", "function": {"name": choice}}, "parallel_tool_calls": False,
-            "max_tokens": 300, "temperature": 0, "stream": stream, "chat_template_kwargs": {"thinking": False}}
+def _chat(http, body, stream):
+    """A chat completion, whole or folded from its stream: (content, [(name, arguments)], finish_reason)."""
     if not stream:
-        m = http.post("/v1/chat/completions", json=body).json()["choices"][0]["message"]
-        return m["content"] or None, [(c["function"]["name"], json.loads(c["function"]["arguments"])) for c in m["tool_calls"] or []]
-    with http.stream("POST", "/v1/chat/completions", json=body) as r:
+        choice = http.post("/v1/chat/completions", json=body).json()["choices"][0]
+        m = choice["message"]
+        return m["content"] or None, [(c["function"]["name"], c["function"]["arguments"]) for c in m.get("tool_calls") or []], choice["finish_reason"]
+    with http.stream("POST", "/v1/chat/completions", json={**body, "stream": True}) as r:
         chunks = _sse(r)
-    content, calls = "", {}
+    content, calls, finish = "", {}, None
     for ch in chunks:
-        d = ch["choices"][0]["delta"] if ch["choices"] else {}
+        if not ch["choices"]:
+            continue
+        d = ch["choices"][0]["delta"]
         content += d.get("content") or ""
         for tc in d.get("tool_calls") or []:
             slot = calls.setdefault(tc["index"], ["", ""])
             slot[0] += tc["function"].get("name") or ""
             slot[1] += tc["function"].get("arguments") or ""
-    return content or None, [(n, json.loads(a)) for n, a in (calls[i] for i in sorted(calls))]
+        finish = ch["choices"][0]["finish_reason"] or finish
+    return content or None, [tuple(calls[i]) for i in sorted(calls)], finish
+
+
+def _chat_api(http, model, tools, choice, stream):
+    body = {"model": model, "messages": [{"role": "user", "content": "Weather in Oslo?"}], "tools": [{"type": "function", "function": t} for t in tools],
+            "tool_choice": "required" if choice is None else {"type": "function", "function": {"name": choice}}, "parallel_tool_calls": False,
+            "max_tokens": 300, "temperature": 0, "chat_template_kwargs": {"thinking": False}}
+    content, calls, _ = _chat(http, body, stream)
+    return content, [(n, json.loads(a)) for n, a in calls]
 
 
 def _responses_api(http, model, tools, choice, stream):
@@ -308,3 +318,26 @@ def test_chat_completions_responses_and_messages_give_the_same_held_calls(server
         jsonschema.validate(calls[0][1], SCHEMAS[calls[0][0]], format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
     assert answers["_responses_api", False] == answers["_chat_api", False]
     assert server.alive()
+
+
+def test_a_relaxed_keyword_leaves_the_calls_its_grammar_allowed(server, client):
+    """Issue 34, point 5: multipleOf dropped under thinkgate_unsupported=relax; every call the
+    grammar then writes is returned (was: most were refused, their markup in content, with
+    finish_reason still 'tool_calls'), streamed as returned; finish_reason 'tool_calls' with the
+    calls of "required", 'stop' with the forced function's (OpenAI's own for a named tool)."""
+    import httpx
+
+    tools = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {"a": {"type": "integer", "multipleOf": 7}}, "required": ["a"]}}}]
+    off_the_multiple = 0
+    with httpx.Client(base_url=server.base_url, timeout=600) as http:
+        for choice, finish in (("required", "tool_calls"), ({"type": "function", "function": {"name": "f"}}, "stop")):
+            for seed in range(3):
+                body = {"model": _model(client), "messages": [{"role": "user", "content": "go"}], "tools": tools, "tool_choice": choice, "parallel_tool_calls": False,
+                        "max_tokens": 200, "temperature": 1, "seed": seed, "chat_template_kwargs": {"thinking": False}, "vllm_xargs": {"thinkgate_unsupported": "relax"}}
+                whole, streamed = (_chat(http, body, stream) for stream in (False, True))
+                assert whole == streamed, (choice, seed)
+                content, calls, finish_reason = whole
+                assert content is None and len(calls) == 1 and finish_reason == finish, (choice, seed, whole)
+                a = json.loads(calls[0][1])["a"]
+                off_the_multiple += a % 7 != 0
+    assert off_the_multiple  # (the keyword was really not held)

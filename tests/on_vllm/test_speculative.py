@@ -183,7 +183,7 @@ def test_adjust_request_hands_vllm_the_tag_where_the_processor_does_not_run(engi
     cfg = engine(speculative_config=NGRAM)
     req = _adjust(tokenizer_r1, _request(tools=TOOLS, tool_choice="required", vllm_xargs={"thinkgate_thinking_budget": 8, "thinkgate_strict": 2}), cfg)
     assert OPTION_KEY not in req.vllm_xargs  # nothing for a processor: none runs, or it would hold the request twice
-    assert req.vllm_xargs == {"thinkgate_strict": 2}  # the level the parser reads calls at
+    assert req.vllm_xargs == {"thinkgate_strict": 2, "thinkgate_unsupported": "error"}  # how the parser reads calls
     assert req.thinking_token_budget == 8  # vLLM's own thinking budget
     assert req._grammar_from_parser and req.resolve_reasoning_ended(None, []) is True  # held from the first token
     assert req.response_format is None and req.skip_special_tokens is False

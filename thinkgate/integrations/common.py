@@ -3,9 +3,16 @@ read as Chat Completions' nested ones), and one class per format."""
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import json
+import logging
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any, Optional
 
-from ..formats import ChatFormat
+from ..formats import ChatFormat, get_format
 
 # An engine's response has no field for a call that could not be read: its text goes back to
 # the content, so nothing the model wrote is lost.
@@ -60,6 +67,66 @@ def chat_response_format(fmt: Any) -> Any:
     if isinstance(fmt, dict) and fmt.get("type") == "json_schema" and "json_schema" not in fmt:
         return {"type": "json_schema", "json_schema": {k: v for k, v in fmt.items() if k != "type"}}
     return fmt
+
+
+@dataclass(frozen=True)
+class Relaxed:
+    """What a grammar built under ``unsupported="relax"`` holds a request's tools to, where that
+    is less than their schemas say."""
+
+    schemas: dict  # tool name -> the schema its calls were held to (the tools at strict level 2)
+    dropped: tuple  # what was not enforced, each as thinkgate's warning names it
+
+
+def relaxed_tools(format: str, tools: Optional[list], tool_choice: Any, strict: int, exported: bool = False) -> Relaxed:
+    """The schemas a grammar built under ``unsupported="relax"`` holds each tool's calls to (the
+    prepared schema: the keywords thinkgate cannot enforce dropped), for the parser to check
+    calls against, and what was dropped. ``exported``: the grammar is the exported structural
+    tag alone (an engine's own structured output), which drops more (see
+    :mod:`thinkgate.constraint.schema_exact`)."""
+    return _relaxed(format, json.dumps(tools, sort_keys=True, ensure_ascii=False), json.dumps(tool_choice, sort_keys=True), strict, exported)
+
+
+@functools.lru_cache(maxsize=256)
+def _relaxed(format: str, tools_json: str, choice_json: str, strict: int, exported: bool) -> Relaxed:
+    from ..constraint.schema import prepare
+    from ..constraint.schema_exact import exact_schema
+    from ..constraint.structural_tag import resolve_tool_choice, tool_declarations, tool_levels
+
+    t = get_format(format).tools
+    choice, declared = resolve_tool_choice(json.loads(choice_json), tool_declarations(json.loads(tools_json)))
+    levels = tool_levels(declared, choice, strict) or {}
+    schemas = {}
+    with _warnings("thinkgate.constraint") as dropped:
+        for d in declared:
+            if levels.get(d.name, 0) < 2:
+                continue
+            where = f"tool {d.name!r}"
+            schema = prepare(d.parameters, where, "relax", ask_xgrammar=False).bounded_schema
+            if exported and t.literal is None:
+                schema = exact_schema(schema, where, "relax", json=t.xml is None)
+            schemas[d.name] = schema
+    return Relaxed(schemas, tuple(dropped))
+
+
+@contextlib.contextmanager
+def _warnings(logger: str) -> Iterator[list]:
+    """The warnings ``logger`` gives in this thread meanwhile (thinkgate's schema rewriting says
+    what it drops only so). They are still logged."""
+    said: list = []
+    me = threading.get_ident()
+
+    class Collect(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if record.thread == me and record.levelno >= logging.WARNING:
+                said.append(record.getMessage())
+
+    handler = Collect()
+    logging.getLogger(logger).addHandler(handler)
+    try:
+        yield said
+    finally:
+        logging.getLogger(logger).removeHandler(handler)
 
 
 def format_class(base: type, fmt: ChatFormat, kind: str, namespace: dict) -> type:

@@ -55,7 +55,7 @@ from ..formats.tokens import AnalysisIds, TextReasoningIds
 from ..formats.strict import check_strict
 from ..requests import OPTION_KEY, RequestOptions, calls_may_come, check_budget, default_strict, default_unsupported, request_options
 from ..requests import check_options as check_request
-from .common import ENGINE_INVALID_CALLS, chat_response_format, chat_tool_choice, format_class, plain_tools
+from .common import ENGINE_INVALID_CALLS, chat_response_format, chat_tool_choice, format_class, plain_tools, relaxed_tools
 from .vllm import check_options
 from . import vllm_paths
 
@@ -156,22 +156,58 @@ def _response_format(request: Any) -> Optional[dict]:
     return None
 
 
-def _strict(request: Any) -> int:
-    """The level the request's grammar had (the options adjust_request wrote), so that the
-    parser holds no call to more than the grammar did."""
+def _reading(request: Any, fmt: ChatFormat) -> dict:
+    """How the tool parser reads the request's calls: at the level its grammar had, against the
+    schemas the grammar held them to (the options adjust_request wrote), so that the parser holds
+    no call to more than the grammar did."""
     xargs = getattr(request, "vllm_xargs", None)
     try:
         opts = request_options(xargs)
     except ValueError:
         opts = None
     if opts is not None:
-        return opts.strict
-    if xargs and STRICT_KEY in xargs:  # the structured-output path's level, left for the parser
+        strict, unsupported, tools, choice, exported = opts.strict, opts.unsupported, opts.tools, opts.tool_choice, False
+    elif xargs and STRICT_KEY in xargs:  # the structured-output path's, left for the parser
         try:
-            return check_strict(xargs[STRICT_KEY], STRICT_KEY)
+            strict = check_strict(xargs[STRICT_KEY], STRICT_KEY)
         except ValueError:
-            pass
-    return default_strict()
+            return {"strict": default_strict()}
+        unsupported, tools, choice, exported = xargs.get(UNSUPPORTED_KEY), _tools(request), _tool_choice(request), True
+    else:
+        return {"strict": default_strict()}
+    if unsupported != "relax" or not tools:
+        return {"strict": strict}
+    try:
+        held = relaxed_tools(fmt.name, tools, "auto" if choice is None else choice, strict, exported)
+    except ValueError:  # (adjust_request refused such a request: it never ran)
+        return {"strict": strict}
+    return {"strict": strict, "enforced_schemas": held.schemas}
+
+
+def _server_spelling(message: str) -> str:
+    """thinkgate's advice as a server client gives it: the vllm_xargs key, not Python's keyword."""
+    return message.replace("unsupported='relax'", f'vllm_xargs {{"{UNSUPPORTED_KEY}": "relax"}}')
+
+
+# OpenAI's bounds on a metadata value (the Responses API echoes a request's metadata back)
+_METADATA_KEYS, _METADATA_VALUE = 16, 512
+RELAXED_METADATA = "thinkgate_relaxed"
+
+
+def _say_relaxed(request: Any, opts: RequestOptions, exported: bool) -> None:
+    """Under unsupported="relax", say per request what its tools are not held to: in the server's
+    log, and in the Responses API's metadata (which its response carries back). A chat
+    completion has no field for it."""
+    if opts.unsupported != "relax" or not opts.tools:
+        return
+    dropped = relaxed_tools(opts.format, opts.tools, opts.tool_choice, opts.strict, exported).dropped
+    if not dropped:
+        return
+    said = _server_spelling("; ".join(dropped))
+    vllm_paths.log.warning("thinkgate: request %s: its calls are held to their schemas without what cannot be enforced there: %s", getattr(request, "request_id", "?"), said)
+    metadata = getattr(request, "metadata", None) or {}
+    if _is_responses(request) and len(metadata) < _METADATA_KEYS:
+        request.metadata = {**metadata, RELAXED_METADATA: said[:_METADATA_VALUE]}
 
 
 def _tool_choice(request: Any) -> Any:
@@ -379,6 +415,7 @@ class ThinkgateToolParser(ToolParser):
         if path is not None and path.name == vllm_paths.STRUCTURED_OUTPUTS:
             return self._structured_outputs(request, opts, path, xargs, template_kwargs)
         check_options(opts, self.model_tokenizer)
+        _say_relaxed(request, opts, exported=False)
         xargs[OPTION_KEY] = opts.to_json()
         request.vllm_xargs = xargs
         if answer is not None:
@@ -433,7 +470,10 @@ class ThinkgateToolParser(ToolParser):
         # the tag holds the thinking: vLLM starts it at the first generated token
         vllm_paths.hold_from_first_token(request)
         _drop_response_format(request)
-        xargs[STRICT_KEY] = opts.strict  # for the parser, which holds no call to more than the tag did
+        _say_relaxed(request, opts, exported=True)
+        # for the parser, which holds no call to more than the tag did
+        xargs[STRICT_KEY] = opts.strict
+        xargs[UNSUPPORTED_KEY] = opts.unsupported
         request.vllm_xargs = xargs
         vllm_paths.log.debug(
             "thinkgate: request (tool_choice %s, thinking stage %s) takes the structured_outputs path: %s",
@@ -444,11 +484,11 @@ class ThinkgateToolParser(ToolParser):
         return request
 
     def _parser(self, request: Any) -> StreamParser:
-        return StreamParser(self.format, thinking=False, tools=_tools(request), on_invalid_call=ENGINE_INVALID_CALLS, strict=_strict(request))
+        return StreamParser(self.format, thinking=False, tools=_tools(request), on_invalid_call=ENGINE_INVALID_CALLS, **_reading(request, self.format))
 
     def extract_tool_calls(self, model_output: str, request: Any) -> ExtractedToolCallInformation:
         try:
-            m = parse(model_output, self.format, thinking=False, tools=_tools(request), on_invalid_call=ENGINE_INVALID_CALLS, strict=_strict(request))
+            m = parse(model_output, self.format, thinking=False, tools=_tools(request), on_invalid_call=ENGINE_INVALID_CALLS, **_reading(request, self.format))
         except Exception:  # never the server's 500: the output comes back as content
             log.exception("thinkgate: reading the tool calls failed; the output is returned as content")
             return ExtractedToolCallInformation(tools_called=False, tool_calls=[], content=model_output)
