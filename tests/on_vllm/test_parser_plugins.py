@@ -422,3 +422,30 @@ def test_a_relaxed_request_reads_its_calls_against_what_its_grammar_held(tokeniz
     flat = [{"type": "function", **MULTIPLE_OF_7[0]["function"]}]
     resp = parser.adjust_request(_responses_request(tools=flat, tool_choice="required", metadata={"app": "x"}, vllm_xargs={"thinkgate_unsupported": "relax"}))
     assert resp.metadata["app"] == "x" and "keyword 'multipleOf' at #/properties/a" in resp.metadata["thinkgate_relaxed"]
+
+
+@pytest.mark.parametrize("name, thinking, prompt_end, output, reasoning", [
+    ("deepseek_r1", True, "<think>\n", "Plan it.</think>The answer.", "Plan it."),  # R1's prompt opens the reasoning
+    ("deepseek_r1", False, "</think>", "The answer, no thinking at all.", None),  # thinking turned off
+    ("deepseek_v3", None, "", "<think>Plan it.</think>The answer.", "Plan it."),  # the model may open it itself
+    ("deepseek_v3", None, "", "The answer at once.", None),
+])
+def test_reasoning_tokens_are_counted_from_where_the_output_started(tokenizer, name, thinking, prompt_end, output, reasoning):
+    """Issue 34, point 9: usage's reasoning_tokens through vLLM's composed parser, whole (the
+    request's template keyword says where the output starts) and streamed (the prompt says):
+    an answer with thinking off has none (was: every token of it)."""
+    from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
+    from vllm.parser.parser_manager import ParserManager
+
+    cls = ParserManager.get_parser("thinkgate_" + name, "thinkgate_" + name, enable_auto_tools=True)
+    req = ChatCompletionRequest(model="m", messages=[{"role": "user", "content": "x"}], chat_template_kwargs={} if thinking is None else {"thinking": thinking})
+    ids = tokenizer.encode(output, add_special_tokens=False)
+    expected = len(tokenizer.encode(reasoning, add_special_tokens=False)) if reasoning else 0
+    whole = cls(tokenizer, None)
+    assert whole.parse(output, req, enable_auto_tools=True)[0] == reasoning
+    assert whole.count_reasoning_tokens(ids) == expected
+    streamed = cls(tokenizer, None)
+    prompt = tokenizer.encode("<｜User｜>x<｜Assistant｜>" + prompt_end, add_special_tokens=False)
+    for k, i in enumerate(ids):
+        streamed.parse_delta(tokenizer.decode([i], skip_special_tokens=False), [i], req, prompt, finished=k == len(ids) - 1)
+    assert streamed.count_reasoning_tokens(ids) == expected

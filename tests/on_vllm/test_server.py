@@ -341,3 +341,22 @@ def test_a_relaxed_keyword_leaves_the_calls_its_grammar_allowed(server, client):
                 a = json.loads(calls[0][1])["a"]
                 off_the_multiple += a % 7 != 0
     assert off_the_multiple  # (the keyword was really not held)
+
+
+def test_usage_counts_the_reasoning_tokens_the_output_has(server, client):
+    """Issue 34, point 9: thinking off, an answer has no reasoning tokens (was: all 60 of 60);
+    thinking on with a budget of 8, the 8 before the forced close; streamed as returned."""
+    import httpx
+
+    counted = {}
+    with httpx.Client(base_url=server.base_url, timeout=600) as http:
+        for thinking in (False, True):
+            body = {"model": _model(client), "messages": [{"role": "user", "content": "Tell me a story."}], "max_tokens": 40, "temperature": 0,
+                    "chat_template_kwargs": {"thinking": thinking}, "vllm_xargs": {"thinkgate_thinking_budget": 8},
+                    "tools": TOOLS, "tool_choice": "none"}
+            whole = http.post("/v1/chat/completions", json=body).json()["usage"]
+            with http.stream("POST", "/v1/chat/completions", json={**body, "stream": True, "stream_options": {"include_usage": True}}) as r:
+                streamed = [c["usage"] for c in _sse(r) if c.get("usage")][-1]
+            counted[thinking] = (whole["completion_tokens_details"]["reasoning_tokens"], streamed["completion_tokens_details"]["reasoning_tokens"], whole["completion_tokens"])
+    assert counted[False][:2] == (0, 0), counted
+    assert counted[True][:2] == (8, 8), counted

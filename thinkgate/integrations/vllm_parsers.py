@@ -264,6 +264,9 @@ class ThinkgateReasoningParser(ReasoningParser):
         elif self.format.text_reasoning:
             self._analysis = TextReasoningIds(self.format, tokenizer)
         self._thinking: Any = None
+        # the stage this parser read the output from (None: it read none, as where vLLM found
+        # the reasoning closed by the prompt), which says where the output's reasoning starts
+        self._stage: Any = None
         self._stream: Optional[StreamParser] = None
 
     @property
@@ -321,19 +324,40 @@ class ThinkgateReasoningParser(ReasoningParser):
         return [] if start is None else input_ids[start:]
 
     def count_reasoning_tokens(self, token_ids: Sequence[int]) -> int:
+        """The output's reasoning tokens, counted from where the output started (the prompt's
+        stage, as this parser read it): none where it did not think."""
         ids = list(token_ids)
-        if self._analysis is not None:
+        if self.format.tools.messages is not None:  # channel messages: the analysis channel's
+            return self._analysis.content_from(ids) or (0 if self._analysis.ended(ids) else len(ids))
+        start = self._reasoning_start(ids)
+        if start is None:
+            return 0
+        ids = ids[start:]
+        if self._analysis is not None:  # markers written as text
             return self._analysis.content_from(ids) or (0 if self._analysis.ended(ids) else len(ids))
         for k, t in enumerate(ids):
             if self._ends(t):
                 return k
         return len(ids)
 
+    def _reasoning_start(self, ids: list[int]) -> Optional[int]:
+        """Where the output's reasoning starts in ``ids``: at once where the output started inside
+        it, after the open marker where the model opened it itself, None where it did not think."""
+        if self._stage is True:
+            return 0
+        if self._stage != "auto" or not ids:
+            return None
+        if self._analysis is None:
+            return 1 if ids[0] == self._open else None
+        head = self.model_tokenizer.decode(ids[:16], skip_special_tokens=False)
+        return 0 if head.lstrip().startswith(str(self.format.reasoning.open)) else None
+
     def extract_reasoning(self, model_output: str, request: Any) -> tuple[Optional[str], Optional[str]]:
         try:
             thinking = self._thinking
             if thinking is None:
                 thinking = _thinking_for_output(_requested_thinking(request, self.format), self.format, model_output)
+            self._stage = self.format.reasoning.default_thinking if thinking is None else thinking
             m = parse(model_output, self.format, thinking=thinking, reasoning_only=True, recover_calls_in_reasoning=_calls_allowed(request))
             return m.reasoning_content, m.content
         except Exception:  # never the server's 500: the output comes back as content
@@ -351,6 +375,7 @@ class ThinkgateReasoningParser(ReasoningParser):
     ) -> Optional[DeltaMessage]:
         if self._stream is None:
             self._stream = StreamParser(self.format, thinking=self._thinking, reasoning_only=True, tokenizer=self.model_tokenizer, recover_calls_in_reasoning=self._calls)
+            self._stage = self.format.reasoning.default_thinking if self._thinking is None else self._thinking
         try:
             events = self._stream.feed_events(delta_text, list(delta_token_ids))
         except Exception:  # never the server's 500: the rest of the output streams as content
