@@ -126,8 +126,10 @@ def test_adjust_request_opts_a_tool_request_in_with_its_options_checked_by_name(
     relaxed = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {"a": {"type": "integer", "multipleOf": 2}}}}}]
     assert request_options(parser.adjust_request(_chat_request(tools=relaxed)).vllm_xargs).unsupported == "relax"
     monkeypatch.setenv("THINKGATE_UNSUPPORTED", "error")
-    with pytest.raises(ValueError, match="keyword 'multipleOf'"):
+    with pytest.raises(ValueError, match="keyword 'multipleOf'") as e:
         parser.adjust_request(_chat_request(tools=relaxed))
+    # the advice names the server's spelling (issue 34, point 10)
+    assert str(e.value).endswith('remove it, or pass vllm_xargs {"thinkgate_unsupported": "relax"} to drop it')
     assert request_options(parser.adjust_request(_chat_request(tools=relaxed, vllm_xargs={"thinkgate_unsupported": "relax"})).vllm_xargs).unsupported == "relax"
     # under "none" no schema is compiled
     parser.adjust_request(_chat_request(tools=relaxed, tool_choice="none"))

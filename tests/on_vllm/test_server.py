@@ -194,8 +194,10 @@ def test_schemas_that_took_the_server_down_now_give_valid_calls(server, client):
 
 def test_relax_per_request_and_none_compiles_no_schema(client):
     unenforceable = {"type": "object", "properties": {"a": {"type": "integer", "multipleOf": 3}}, "required": ["a"]}
-    with pytest.raises(openai.BadRequestError, match="keyword 'multipleOf'"):
+    with pytest.raises(openai.BadRequestError, match="keyword 'multipleOf'") as e:
         _call(client, unenforceable)
+    # the advice in the server's spelling (issue 34, point 10), not Python's keyword
+    assert 'pass vllm_xargs {"thinkgate_unsupported": "relax"} to drop it' in str(e.value) and "unsupported='relax'" not in str(e.value)
     relaxed = _call(client, unenforceable, vllm_xargs={"thinkgate_unsupported": "relax"})
     assert relaxed.finish_reason == "tool_calls"
     assert isinstance(json.loads(relaxed.message.tool_calls[0].function.arguments)["a"], int)
@@ -360,3 +362,21 @@ def test_usage_counts_the_reasoning_tokens_the_output_has(server, client):
             counted[thinking] = (whole["completion_tokens_details"]["reasoning_tokens"], streamed["completion_tokens_details"]["reasoning_tokens"], whole["completion_tokens"])
     assert counted[False][:2] == (0, 0), counted
     assert counted[True][:2] == (8, 8), counted
+
+
+def test_a_huge_enum_is_refused_for_the_prompt_its_schema_makes(client):
+    """Issue 34, point 10: the chat template writes every tool's schema into the prompt, so a
+    10,000-value enum (49,080 prompt tokens with R1's template) is refused by vLLM's renderer for
+    the context length, before any parser sees the request; one that fits is held."""
+    def ask(n):
+        values = [f"value{i}" for i in range(n)]
+        return values, client.chat.completions.create(
+            model=_model(client), messages=[{"role": "user", "content": "x"}], max_tokens=60, temperature=0,
+            tools=_tool({"type": "object", "properties": {"v": {"enum": values}}, "required": ["v"]}), tool_choice="required",
+            extra_body={"chat_template_kwargs": {"thinking": False}},
+        )
+
+    with pytest.raises(openai.BadRequestError, match="maximum context length is 2048 tokens"):
+        ask(10_000)
+    values, r = ask(300)  # 1,280 prompt tokens
+    assert json.loads(r.choices[0].message.tool_calls[0].function.arguments)["v"] in values

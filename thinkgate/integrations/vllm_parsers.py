@@ -411,7 +411,14 @@ class ThinkgateToolParser(ToolParser):
         grammar is compiled now, so that a bad schema or option is a 400 naming it. Where the
         processor does not run, vLLM's own structured outputs get thinkgate's structural tag
         instead (:meth:`_structured_outputs`). A request with neither is left exactly as it came
-        (vLLM calls this for every chat request when a reasoning parser is set)."""
+        (vLLM calls this for every chat request when a reasoning parser is set). A refusal's
+        advice names the server's spelling of an option (the vllm_xargs key)."""
+        try:
+            return self._adjust(request)
+        except ValueError as e:
+            raise ValueError(_server_spelling(str(e))) from None
+
+    def _adjust(self, request: Any) -> Any:
         request = super().adjust_request(request)
         tools = _tools(request)
         answer = _response_format(request)
