@@ -215,9 +215,11 @@ def test_a_parser_fault_returns_the_output_as_content(tokenizer, monkeypatch):
     assert tool_parser.extract_tool_calls_streaming("", "", "two", [], [], [], req).content == "two"
 
 
-def _through_vllm(name, tokenizer, text, step, kwargs=None, prompt_ids=None):
+def _through_vllm(name, tokenizer, text, step, kwargs=None, prompt_ids=None, lag=0):
     """The output through vLLM's own composed parser (what its server holds per request): whole
-    with ``parse``, and streamed ``step`` tokens a delta with ``parse_delta``."""
+    with ``parse``, and streamed ``step`` tokens a delta with ``parse_delta``; ``lag``: the text
+    streams that many characters behind the ids, as vLLM's detokenizer holds back a request's
+    stop string (its length less one) until the output ends."""
     from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
     from vllm.parser.parser_manager import ParserManager
 
@@ -230,9 +232,11 @@ def _through_vllm(name, tokenizer, text, step, kwargs=None, prompt_ids=None):
     ids = tokenizer.encode(text, add_special_tokens=False)
     r, c, streamed_calls, previous = [], [], {}, ""
     for k in range(0, len(ids), step):
+        finished = k + step >= len(ids)
         current = tokenizer.decode(ids[: k + step], skip_special_tokens=False)
+        current = current if finished else current[: max(len(current) - lag, 0)]
         delta, previous = current[len(previous) :], current
-        d = p.parse_delta(delta, ids[k : k + step], req, prompt_ids, finished=k + step >= len(ids))
+        d = p.parse_delta(delta, ids[k : k + step], req, prompt_ids, finished=finished)
         if d is None:
             continue
         r.append(d.reasoning or "")
@@ -319,7 +323,7 @@ def test_strict_levels_through_vllm_xargs_the_server_default_and_the_tools(token
     assert request_options(strict.vllm_xargs).strict == 2 and "thinkgate_strict" not in strict.vllm_xargs
     off = get_format("deepseek_r1").tools.section_text([("get_weather", '{"town": "Oslo"}')])
     assert parser.extract_tool_calls(off, loose).tools_called
-    assert not ToolParserManager.get_tool_parser("thinkgate_deepseek_r1")(tokenizer).extract_tool_calls(off, strict).tools_called
+    assert not ToolParserManager.get_tool_parser("thinkgate_deepseek_r1")(tokenizer).extract_tool_calls(off, strict).tool_calls
     # a tool's own function.strict comes through vLLM's request model
     own = [{"type": "function", "function": {**WEATHER[0]["function"], "strict": False}}]
     assert ToolParserManager.get_tool_parser("thinkgate_deepseek_r1")(tokenizer).extract_tool_calls(off, parser.adjust_request(_chat_request(tools=own, vllm_xargs={"thinkgate_strict": 2}))).tools_called
@@ -393,7 +397,7 @@ def test_a_responses_api_request_is_read_with_its_flat_tools(tokenizer):
     good, bad = fmt.tools.section_text([("get_weather", '{"city": "Oslo"}')]), fmt.tools.section_text([("get_weather", '{"town": "Oslo"}')])
     parser = ToolParserManager.get_tool_parser("thinkgate_deepseek_r1")(tokenizer)
     assert [(c.function.name, c.function.arguments) for c in parser.extract_tool_calls(good, req).tool_calls] == [("get_weather", '{"city": "Oslo"}')]
-    assert not parser.extract_tool_calls(bad, req).tools_called  # held to the flat tool's schema
+    assert not parser.extract_tool_calls(bad, req).tool_calls  # held to the flat tool's schema
 
 
 MULTIPLE_OF_7 = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {"a": {"type": "integer", "multipleOf": 7}}, "required": ["a"]}}}]
@@ -420,7 +424,7 @@ def test_a_relaxed_request_reads_its_calls_against_what_its_grammar_held(tokeniz
     out = ToolParserManager.get_tool_parser("thinkgate_deepseek_r1")(tokenizer).extract_tool_calls_streaming("", "", text, [], [], [], req)
     assert [c.function.arguments for c in out.tool_calls] == ['{"a": 5}']
     # held to the tool's own schema (a request thinkgate did not adjust), it is no call
-    assert not parser.extract_tool_calls(text, _chat_request(tools=MULTIPLE_OF_7, tool_choice="required")).tools_called
+    assert not parser.extract_tool_calls(text, _chat_request(tools=MULTIPLE_OF_7, tool_choice="required")).tool_calls
     flat = [{"type": "function", **MULTIPLE_OF_7[0]["function"]}]
     resp = parser.adjust_request(_responses_request(tools=flat, tool_choice="required", metadata={"app": "x"}, vllm_xargs={"thinkgate_unsupported": "relax"}))
     assert resp.metadata["app"] == "x" and "keyword 'multipleOf' at #/properties/a" in resp.metadata["thinkgate_relaxed"]
@@ -451,3 +455,52 @@ def test_reasoning_tokens_are_counted_from_where_the_output_started(tokenizer, n
     for k, i in enumerate(ids):
         streamed.parse_delta(tokenizer.decode([i], skip_special_tokens=False), [i], req, prompt, finished=k == len(ids) - 1)
     assert streamed.count_reasoning_tokens(ids) == expected
+
+
+def _cut(fmt, calls, keep):
+    """``fmt``'s tool section for ``calls``, cut ``keep`` characters into the last call's arguments."""
+    whole = fmt.tools.section_text(calls)
+    return whole[: whole.rindex(calls[-1][1]) + keep]
+
+
+@pytest.mark.parametrize("step", [1, 2, 5])
+@pytest.mark.parametrize("name", ["deepseek_r1", "qwen3"])
+def test_a_cut_or_invalid_call_is_content_streamed_as_returned(tokenizer_for, name, step):
+    """Issue 34 (the stream and the whole response): through vLLM's composed parser, a call cut
+    off by the output's end or invalid is its text in the content, streamed and whole, and a
+    call streams only once it stands (numbered as returned: after an invalid one, from 0)."""
+    tokenizer = tokenizer_for(name)
+    fmt = get_format(name)
+    paris, oslo = ("get_weather", '{"city": "Paris"}'), ("get_weather", '{"city": "Oslo"}')
+    close = fmt.reasoning.close
+    opened = "" if fmt.reasoning.default_thinking is True else fmt.reasoning.open
+    cases = {
+        "cut": "Let me check. " + _cut(fmt, [paris], 6),
+        "stands, then cut": _cut(fmt, [paris, oslo], 9),
+        "unknown tool, then one that stands": fmt.tools.section_text([("get_time", "{}"), oslo]),
+        "ends as a marker might begin": "Sure " + fmt.tools.section_text([])[:2],
+    }
+    seen = {}
+    for case, answer in cases.items():
+        whole, streamed = _through_vllm(name, tokenizer, opened + "Plan." + close + answer, step)
+        assert whole == streamed, case
+        seen[case] = whole
+    assert seen["cut"][1].startswith("Let me check. ") and not seen["cut"][2]
+    assert seen["stands, then cut"][2] == [paris]
+    assert seen["unknown tool, then one that stands"][2] == [oslo] and "get_time" in seen["unknown tool, then one that stands"][1]
+    assert seen["ends as a marker might begin"][1] == "Sure " + fmt.tools.section_text([])[:2]
+
+
+
+@pytest.mark.parametrize("lag", [3, 7, 30])
+@pytest.mark.parametrize("step", [1, 3])
+def test_text_streamed_behind_its_ids_splits_as_the_whole_response(tokenizer, lag, step):
+    """Issue 34 (stop strings): vLLM streams the text a stop string's length behind the ids; the
+    reasoning ends where its close marker's text does (was: a piece of "</think>" in the
+    reasoning, the rest in the content), and calls stream as returned."""
+    fmt = get_format("deepseek_r1")
+    call = fmt.tools.section_text([("get_weather", '{"city": "Paris"}')])
+    maybe = "Sure " + fmt.tools.section_text([])[:2]  # ends as a marker might begin
+    for answer, content in (("Sure. " + call, "Sure. "), ("The answer is 42.", "The answer is 42."), (maybe, maybe)):
+        whole, streamed = _through_vllm("deepseek_r1", tokenizer, "Plan it well." + fmt.reasoning.close + answer, step, lag=lag)
+        assert whole == streamed == ("Plan it well.", content, [("get_weather", '{"city": "Paris"}')] if call in answer else []), (answer, lag)

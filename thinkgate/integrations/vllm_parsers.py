@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, Optional
 
 from vllm.entrypoints.generate.base.protocol import (
@@ -45,10 +45,11 @@ from ..formats import names as format_names
 from ..parsing import (
     ContentDelta,
     ReasoningDelta,
+    Stage,
     StreamParser,
-    ToolCallArgumentsDelta,
-    ToolCallStart,
+    ToolCallEnd,
     parse,
+    single_token_id,
     thinking_from_prompt,
 )
 from ..formats.tokens import AnalysisIds, TextReasoningIds
@@ -256,6 +257,18 @@ class ThinkgateReasoningParser(ReasoningParser):
         trigger = self.format.reasoning_trigger
         self._trigger = tokenizer.convert_tokens_to_ids(trigger) if trigger else None
         self._calls = True
+        # vLLM streams the text behind the ids where a request has stop strings (it holds back a
+        # stop string's length): a marker's token then comes deltas before its text. Read by its
+        # token, the marker would end the reasoning with a piece of its text in the reasoning
+        # and the rest in the content; so once a marker's token comes without its text, the
+        # stream reads the markers from the text, as the whole response does. Only where no
+        # marker is a special token is its text sure to come (a special token's text is
+        # skipped where the request skips special tokens).
+        tokens = {single_token_id(tokenizer, m): str(m) for m in (self.format.reasoning.open, self.format.reasoning.close, trigger) if m}
+        tokens.pop(None, None)  # (a marker written as text is read from the text already)
+        special = set(getattr(tokenizer, "all_special_ids", None) or ())
+        self._marker_text = {} if special & set(tokens) else tokens
+        self._by_text = False
         # harmony: <|end|> ends every message, reasoning is the analysis channel's; reasoning
         # markers written as text are found in the decoded ids
         self._analysis: Any = None
@@ -317,6 +330,23 @@ class ThinkgateReasoningParser(ReasoningParser):
                 return False
         return False
 
+    def _lags(self, delta_text: str, delta_ids: list[int]) -> bool:
+        """Whether a marker's token came in this delta without its text (see ``__init__``)."""
+        return self.format.tools.messages is None and any(self._marker_text[t] not in delta_text for t in delta_ids if t in self._marker_text)
+
+    def _read_past_reasoning(self) -> bool:
+        """Whether the stream, reading the markers from the text, has read the reasoning's end."""
+        stream = self._stream
+        return self._by_text and isinstance(stream, StreamParser) and stream.stage not in (Stage.START, Stage.REASONING)
+
+    def is_reasoning_end_streaming(self, input_ids: Sequence[int], delta_ids: Iterable[int]) -> bool:
+        # vLLM moves the stream on to the tool parser once this says so: where the stream reads
+        # the markers from the text, once it has read the end there (vLLM's structured-output
+        # gate, an instance that streams nothing, goes by the ids)
+        if self._by_text and isinstance(self._stream, StreamParser):
+            return self._read_past_reasoning()
+        return super().is_reasoning_end_streaming(input_ids, delta_ids)
+
     def extract_content_ids(self, input_ids: list[int]) -> list[int]:
         if self._analysis is not None:
             return input_ids[self._analysis.content_from(input_ids) :]
@@ -377,7 +407,13 @@ class ThinkgateReasoningParser(ReasoningParser):
             self._stream = StreamParser(self.format, thinking=self._thinking, reasoning_only=True, tokenizer=self.model_tokenizer, recover_calls_in_reasoning=self._calls)
             self._stage = self.format.reasoning.default_thinking if self._thinking is None else self._thinking
         try:
-            events = self._stream.feed_events(delta_text, list(delta_token_ids))
+            ids = list(delta_token_ids)
+            self._by_text = self._by_text or self._lags(delta_text, ids)
+            events = self._stream.feed_events(delta_text, None if self._by_text else ids)
+            if self._read_past_reasoning():
+                # vLLM hands the rest to the tool parser now: text held back here as a
+                # marker's possible start is the answer's
+                events += self._stream.finish_events()
         except Exception:  # never the server's 500: the rest of the output streams as content
             log.exception("thinkgate: reading the reasoning failed; the rest is streamed as content")
             self._stream = _Passthrough()
@@ -394,12 +430,24 @@ class ThinkgateReasoningParser(ReasoningParser):
 
 
 class ThinkgateToolParser(ToolParser):
-    """Reads one format's tool calls from the answer with thinkgate's streaming parser."""
+    """Reads one format's tool calls from the answer with thinkgate's streaming parser.
+
+    Streamed and whole, a response says the same thing: a call is streamed once it stands
+    (complete, and valid for what its grammar held it to), whole, in one delta; a call cut off
+    (a parse-only request at max_tokens, a stop string, an aborted engine) or invalid is its
+    text in the content, as the whole response has it. vLLM cannot take back a delta, and a call
+    begun in the stream would have made finish_reason 'tool_calls' for a call the whole
+    response does not return."""
 
     format: ChatFormat
     # Required and named tool_choice go through extract_tool_calls like "auto": the calls are in
     # the model's own format, enforced by thinkgate's grammar, not vLLM's JSON one.
     supports_required_and_named = False
+    # vLLM tells a parser that streams as its engine-based ones do where the output ends
+    # (finish_streaming, as its K2 Horizon parser): a call open there was cut off, and text held
+    # back as a marker's possible start is text. (Only where no reasoning parser is set does
+    # vLLM then also feed the parser deltas alone and read tool_choice "none" through it.)
+    engine_based_streaming = True
 
     def __init__(self, tokenizer: Any, tools: Any = None) -> None:
         super().__init__(tokenizer, tools)
@@ -515,17 +563,26 @@ class ThinkgateToolParser(ToolParser):
         )
         return request
 
+    def _options(self, request: Any) -> dict:
+        # under tool_choice "none" the answer is text as written, tool markup and all
+        reading = {"reasoning_only": True} if _tool_choice(request) == "none" else _reading(request, self.format)
+        return dict(thinking=False, tools=_tools(request), on_invalid_call=ENGINE_INVALID_CALLS, **reading)
+
     def _parser(self, request: Any) -> StreamParser:
-        return StreamParser(self.format, thinking=False, tools=_tools(request), on_invalid_call=ENGINE_INVALID_CALLS, **_reading(request, self.format))
+        return StreamParser(self.format, **self._options(request))
 
     def extract_tool_calls(self, model_output: str, request: Any) -> ExtractedToolCallInformation:
         try:
-            m = parse(model_output, self.format, thinking=False, tools=_tools(request), on_invalid_call=ENGINE_INVALID_CALLS, **_reading(request, self.format))
+            m = parse(model_output, self.format, **self._options(request))
         except Exception:  # never the server's 500: the output comes back as content
             log.exception("thinkgate: reading the tool calls failed; the output is returned as content")
             return ExtractedToolCallInformation(tools_called=False, tool_calls=[], content=model_output)
         calls = [ToolCall(id=c.id, type="function", function=FunctionCall(name=c.name, arguments=c.arguments)) for c in m.tool_calls]
-        return ExtractedToolCallInformation(tools_called=bool(calls), tool_calls=calls, content=m.content)
+        # Where no call stands vLLM returns the raw answer, unless the parser says it read calls:
+        # it does where it took markup out of the text (a call cut off or invalid, the framing
+        # around it), so that the response's content is the one the stream sent.
+        read = bool(calls) or (m.content or "") != model_output
+        return ExtractedToolCallInformation(tools_called=read, tool_calls=calls, content=m.content)
 
     def extract_tool_calls_streaming(
         self,
@@ -547,24 +604,30 @@ class ThinkgateToolParser(ToolParser):
             return DeltaMessage(content=delta_text) if delta_text else None
         return self._delta(events)
 
+    def finish_streaming(self) -> Optional[DeltaMessage]:
+        """The output is over: what the parser still held (a call cut off, text that could have
+        begun a marker) comes out as the whole response has it."""
+        if self._stream is None:
+            return None
+        try:
+            events = self._stream.finish_events()
+        except Exception:  # never the server's 500: what was held is lost, the rest was sent
+            log.exception("thinkgate: finishing the tool calls failed")
+            return None
+        return self._delta(events)
+
     def _delta(self, events: list) -> Optional[DeltaMessage]:
         content: list[str] = []
         calls: list[DeltaToolCall] = []
         for ev in events:
             if isinstance(ev, ContentDelta):
                 content.append(ev.text)
-            elif isinstance(ev, ToolCallStart):
-                calls.append(DeltaToolCall(index=ev.index, id=ev.id, type="function", function=DeltaFunctionCall(name=ev.name, arguments="")))
-                self.current_tool_id = ev.index
-                self.prev_tool_call_arr.append({"name": ev.name, "arguments": ""})
-                self.streamed_args_for_tool.append("")
-            elif isinstance(ev, ToolCallArgumentsDelta):
-                if calls and calls[-1].index == ev.index and calls[-1].function is not None:
-                    calls[-1].function.arguments = (calls[-1].function.arguments or "") + ev.text
-                else:
-                    calls.append(DeltaToolCall(index=ev.index, function=DeltaFunctionCall(arguments=ev.text)))
-                self.prev_tool_call_arr[ev.index]["arguments"] += ev.text
-                self.streamed_args_for_tool[ev.index] += ev.text
+            elif isinstance(ev, ToolCallEnd):  # the call stands: it streams whole, numbered as returned
+                index = len(self.prev_tool_call_arr)
+                calls.append(DeltaToolCall(index=index, id=ev.id, type="function", function=DeltaFunctionCall(name=ev.name, arguments=ev.arguments)))
+                self.current_tool_id = index
+                self.prev_tool_call_arr.append({"name": ev.name, "arguments": ev.arguments})
+                self.streamed_args_for_tool.append(ev.arguments)
         if not content and not calls:
             return None
         return DeltaMessage(content="".join(content) or None, tool_calls=calls)
@@ -591,6 +654,9 @@ class _Passthrough:
 
     def feed_events(self, delta_text: str, token_ids: Any = None) -> list:
         return [ContentDelta(delta_text)] if delta_text else []
+
+    def finish_events(self) -> list:
+        return []
 
 
 def _register() -> None:
