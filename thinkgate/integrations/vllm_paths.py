@@ -56,7 +56,7 @@ _TAG_BACKENDS = ("auto", "xgrammar")
 # What the structured-output path holds differently from the processor, said once per server.
 NOT_HELD = (
     "a call is not kept room to finish within max_tokens (a call cut there ends with finish_reason 'length': "
-    "returned whole as content, streamed as a call already begun); a tool-call token written while thinking is "
+    "its text in the content, streamed and not); a tool-call token written while thinking is "
     "refused (thinking closes first); a marker token inside a JSON string is taken as its text (vLLM's vocabulary)"
 )
 
