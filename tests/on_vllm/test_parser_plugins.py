@@ -410,8 +410,9 @@ def test_a_relaxed_request_reads_its_calls_against_what_its_grammar_held(tokeniz
     Responses API response's metadata) says what was dropped, with the server's spelling."""
     from thinkgate.integrations import vllm_paths
 
-    if path == "structured_outputs":
-        monkeypatch.setenv(vllm_paths.PATH_ENV, "structured_outputs")  # (no engine in this process)
+    # (an engine of another test may live in this process: its path is not this test's)
+    chosen = vllm_paths.Path(path, "this test's", None, True)
+    monkeypatch.setattr(vllm_paths, "request_path", lambda model_config=None: chosen)
     parser = ToolParserManager.get_tool_parser("thinkgate_deepseek_r1")(tokenizer)
     with caplog.at_level("WARNING", logger="vllm.thinkgate"):
         req = parser.adjust_request(_chat_request(tools=MULTIPLE_OF_7, tool_choice="required", vllm_xargs={"thinkgate_unsupported": "relax"}))

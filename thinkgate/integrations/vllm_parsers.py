@@ -185,7 +185,7 @@ def _reading(request: Any, fmt: ChatFormat) -> dict:
     return {"strict": strict, "enforced_schemas": held.schemas}
 
 
-def _server_spelling(message: str) -> str:
+def server_spelling(message: str) -> str:
     """thinkgate's advice as a server client gives it: the vllm_xargs key, not Python's keyword."""
     return message.replace("unsupported='relax'", f'vllm_xargs {{"{UNSUPPORTED_KEY}": "relax"}}')
 
@@ -204,7 +204,7 @@ def _say_relaxed(request: Any, opts: RequestOptions, exported: bool) -> None:
     dropped = relaxed_tools(opts.format, opts.tools, opts.tool_choice, opts.strict, exported).dropped
     if not dropped:
         return
-    said = _server_spelling("; ".join(dropped))
+    said = server_spelling("; ".join(dropped))
     vllm_paths.log.warning("thinkgate: request %s: its calls are held to their schemas without what cannot be enforced there: %s", getattr(request, "request_id", "?"), said)
     metadata = getattr(request, "metadata", None) or {}
     if _is_responses(request) and len(metadata) < _METADATA_KEYS:
@@ -464,7 +464,7 @@ class ThinkgateToolParser(ToolParser):
         try:
             return self._adjust(request)
         except ValueError as e:
-            raise ValueError(_server_spelling(str(e))) from None
+            raise ValueError(server_spelling(str(e))) from None
 
     def _adjust(self, request: Any) -> Any:
         request = super().adjust_request(request)
