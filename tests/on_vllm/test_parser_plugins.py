@@ -215,7 +215,7 @@ def test_a_parser_fault_returns_the_output_as_content(tokenizer, monkeypatch):
     assert tool_parser.extract_tool_calls_streaming("", "", "two", [], [], [], req).content == "two"
 
 
-def _through_vllm(name, tokenizer, text, step, kwargs=None, prompt_ids=None, lag=0):
+def _through_vllm(name, tokenizer, text, step, kwargs=None, prompt_ids=None, lag=0, reasoning=True):
     """The output through vLLM's own composed parser (what its server holds per request): whole
     with ``parse``, and streamed ``step`` tokens a delta with ``parse_delta``; ``lag``: the text
     streams that many characters behind the ids, as vLLM's detokenizer holds back a request's
@@ -224,8 +224,10 @@ def _through_vllm(name, tokenizer, text, step, kwargs=None, prompt_ids=None, lag
     from vllm.parser.parser_manager import ParserManager
 
     tools = [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}]
-    cls = ParserManager.get_parser("thinkgate_" + name, "thinkgate_" + name, enable_auto_tools=True)
+    cls = ParserManager.get_parser("thinkgate_" + name, "thinkgate_" + name if reasoning else None, enable_auto_tools=True)
     req = ChatCompletionRequest(model="m", messages=[{"role": "user", "content": "x"}], tools=tools, tool_choice="auto", chat_template_kwargs=kwargs or {})
+    if not reasoning:  # (vLLM starts the tool phase once it has read the prompt)
+        prompt_ids = prompt_ids or tokenizer.encode("x", add_special_tokens=False)
     reasoning, content, calls = cls(tokenizer, tools).parse(text, req, enable_auto_tools=True)
     whole = (reasoning, content, [(c.name, c.arguments) for c in calls or []])
     p = cls(tokenizer, tools)
@@ -486,6 +488,8 @@ def test_a_cut_or_invalid_call_is_content_streamed_as_returned(tokenizer_for, na
         whole, streamed = _through_vllm(name, tokenizer, opened + "Plan." + close + answer, step)
         assert whole == streamed, case
         seen[case] = whole
+        # a server without --reasoning-parser: vLLM then feeds the tool parser deltas alone
+        assert _through_vllm(name, tokenizer, answer, step, reasoning=False) == ((None, *whole[1:]),) * 2, case
     assert seen["cut"][1].startswith("Let me check. ") and not seen["cut"][2]
     assert seen["stands, then cut"][2] == [paris]
     assert seen["unknown tool, then one that stands"][2] == [oslo] and "get_time" in seen["unknown tool, then one that stands"][1]
