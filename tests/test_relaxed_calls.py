@@ -57,3 +57,10 @@ def test_the_exported_tag_drops_more_and_a_tool_below_level_2_needs_no_schema():
     text = R1.tools.section_text([("f", '{"v": "' + "a" * 2001 + '"}')])
     assert parse(text, R1, thinking=False, tools=tools, enforced_schemas=exported.schemas).tool_calls
     assert relaxed_tools("deepseek_r1", _tool(RELAXED["multipleOf"][0]), "required", 1) == relaxed_tools("deepseek_r1", None, "none", 2)
+
+
+def test_what_was_dropped_is_said_whatever_the_root_logger_lets_through(caplog):
+    # a server (vLLM's) may raise the root logger's level past warnings
+    caplog.set_level("ERROR")
+    tools = _tool({"type": "integer", "multipleOf": 11, "minimum": 3})
+    assert [d.split(" is not")[0] for d in relaxed_tools("deepseek_r1", tools, "auto", 2).dropped] == ["tool 'f': keyword 'multipleOf' at #/properties/v"]

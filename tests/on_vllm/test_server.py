@@ -343,7 +343,14 @@ def test_a_relaxed_keyword_leaves_the_calls_its_grammar_allowed(server, client):
                 assert content is None and len(calls) == 1 and finish_reason == finish, (choice, seed, whole)
                 a = json.loads(calls[0][1])["a"]
                 off_the_multiple += a % 7 != 0
+        # what was not held, said per request: the server's log, and a Responses API response's metadata
+        body = {"model": _model(client), "input": "go", "tools": [{"type": "function", **tools[0]["function"]}], "tool_choice": "required",
+                "max_output_tokens": 8, "metadata": {"app": "demo"}, "vllm_xargs": {"thinkgate_unsupported": "relax"}}
+        metadata = http.post("/v1/responses", json=body).json()["metadata"]
     assert off_the_multiple  # (the keyword was really not held)
+    said = "tool 'f': keyword 'multipleOf' at #/properties/a is not enforced (dropped, vllm_xargs {\"thinkgate_unsupported\": \"relax\"})"
+    assert metadata == {"app": "demo", "thinkgate_relaxed": said}
+    assert "its calls are held to their schemas without what cannot be enforced there: " + said in server.log()
 
 
 def test_usage_counts_the_reasoning_tokens_the_output_has(server, client):

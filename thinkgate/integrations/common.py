@@ -121,12 +121,16 @@ def _warnings(logger: str) -> Iterator[list]:
             if record.thread == me and record.levelno >= logging.WARNING:
                 said.append(record.getMessage())
 
-    handler = Collect()
-    logging.getLogger(logger).addHandler(handler)
+    log = logging.getLogger(logger)
+    handler, level = Collect(), log.level
+    log.addHandler(handler)
+    if not log.isEnabledFor(logging.WARNING):
+        log.setLevel(logging.WARNING)  # (a server may have raised its root logger's level)
     try:
         yield said
     finally:
-        logging.getLogger(logger).removeHandler(handler)
+        log.removeHandler(handler)
+        log.setLevel(level)
 
 
 def format_class(base: type, fmt: ChatFormat, kind: str, namespace: dict) -> type:
