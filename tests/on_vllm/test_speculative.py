@@ -183,7 +183,7 @@ def test_adjust_request_hands_vllm_the_tag_where_the_processor_does_not_run(engi
     cfg = engine(speculative_config=NGRAM)
     req = _adjust(tokenizer_r1, _request(tools=TOOLS, tool_choice="required", vllm_xargs={"thinkgate_thinking_budget": 8, "thinkgate_strict": 2}), cfg)
     assert OPTION_KEY not in req.vllm_xargs  # nothing for a processor: none runs, or it would hold the request twice
-    assert req.vllm_xargs == {"thinkgate_strict": 2}  # the level the parser reads calls at
+    assert req.vllm_xargs == {"thinkgate_strict": 2, "thinkgate_unsupported": "error"}  # how the parser reads calls
     assert req.thinking_token_budget == 8  # vLLM's own thinking budget
     assert req._grammar_from_parser and req.resolve_reasoning_ended(None, []) is True  # held from the first token
     assert req.response_format is None and req.skip_special_tokens is False
@@ -214,7 +214,7 @@ def test_what_the_structured_output_path_cannot_hold_is_refused_by_name(engine, 
     tag = {"type": "structural_tag", "format": {"type": "const_string", "value": "x"}}
     refused("response_format of type 'structural_tag' together with tools", response_format={"type": "structural_tag", "format": tag["format"]})
     # strict level 1 holds arguments to any object, in which xgrammar lets a key repeat
-    refused(r"strict level 1: any JSON object.*pass unsupported='relax'", vllm_xargs={"thinkgate_strict": 1})
+    refused(r'strict level 1: any JSON object.*pass vllm_xargs \{"thinkgate_unsupported": "relax"\}', vllm_xargs={"thinkgate_strict": 1})
     refused("keyword 'not'", tools=[{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {"a": {"not": {}}}}}}])
     # the request's own budget alone is vLLM's, untouched
     assert _adjust(tokenizer_r1, _request(tools=TOOLS, thinking_token_budget=4), cfg).thinking_token_budget == 4
@@ -239,6 +239,41 @@ def test_a_request_with_processor_options_is_refused_where_no_processor_runs(eng
     plain = engine()
     ThinkgateLogitsProcessor.validate_params(params)
     del plain
+
+
+def test_a_responses_api_request_is_held_from_its_first_token_by_vllms_own_gate(engine, tokenizer_r1):
+    """Issue 34, point 0: vLLM's Responses serving gives the engine no reasoning_ended (a chat
+    completion's _grammar_from_parser), but builds the engine's reasoning parser from the
+    request's chat-template keywords: thinkgate marks them, and vLLM's structured-output manager
+    (its real gate, built from this engine's config) then holds the tag from the first token."""
+    from types import SimpleNamespace
+
+    from vllm.entrypoints.openai.responses.protocol import ResponsesRequest
+    from vllm.v1.structured_output import StructuredOutputManager
+    from vllm.v1.structured_output.request import StructuredOutputRequest
+
+    cfg = engine(speculative_config=NGRAM)
+    flat = [{"type": "function", **t["function"]} for t in TOOLS]
+    reasoning = ReasoningParserManager.get_reasoning_parser("thinkgate_deepseek_r1")(tokenizer_r1, model_config=cfg.model_config, chat_template_kwargs={})
+    tool = ToolParserManager.get_tool_parser("thinkgate_deepseek_r1")(tokenizer_r1, None)
+    req = tool.adjust_request(reasoning.adjust_request(ResponsesRequest(model="m", input="Weather?", tools=flat, tool_choice="required")))
+    assert json.loads(req.structured_outputs.structural_tag)["format"]["type"] == "token_dispatch"  # the thinking, then the calls
+    assert req.chat_template_kwargs == {vllm_paths.GRAMMAR_HOLDS_REASONING: True}
+    prompt = tokenizer_r1.encode("<｜User｜>Weather?<｜Assistant｜>" + R1.reasoning.open, add_special_tokens=False)
+    manager = StructuredOutputManager(cfg)
+
+    def bounds(kwargs):
+        held = StructuredOutputRequest(params=req.structured_outputs, reasoning_parser_kwargs={"chat_template_kwargs": kwargs})
+        return manager._get_constraint_bounds(SimpleNamespace(structured_output_request=held, prompt_token_ids=prompt, all_token_ids=list(prompt)), [])
+
+    assert bounds(req.chat_template_kwargs) == (0, 0)  # constrained from the first token
+    assert bounds({}) != (0, 0)  # unmarked: vLLM would wait for the reasoning to end
+    # the server's own parser (built with the ModelConfig) still reads the prompt's reasoning
+    frontend = ReasoningParserManager.get_reasoning_parser("thinkgate_deepseek_r1")(tokenizer_r1, model_config=cfg.model_config, chat_template_kwargs=req.chat_template_kwargs)
+    assert not frontend.is_reasoning_end(prompt)
+    with pytest.raises(ValueError, match="which vLLM's Responses API does not take"):
+        tool.adjust_request(ResponsesRequest(model="m", input="x", tools=flat, vllm_xargs={"thinkgate_thinking_budget": 8}))
+    del cfg, manager
 
 
 # ------------------------------------------------------------------ the tag, thinking included
@@ -399,3 +434,22 @@ def test_a_speculative_server_constrains_every_request_through_vllms_structured_
     assert any("take the structured_outputs path: speculative decoding (ngram) under the V1 model runner" in line for line in path_lines)
     assert sum("takes the structured_outputs path" in line for line in path_lines) == counts["requests"]
     assert "Custom logits processors are not supported" not in log and spec_server.alive()
+
+
+@pytest.mark.parametrize("choice", [None, "set_alarm"])
+def test_a_speculative_server_holds_the_responses_api_too(spec_server, choice):
+    """Issue 34, point 0, on the structured-output path: the Responses API's flat tools, held by
+    vLLM's structured outputs with thinkgate's tag, streamed as returned."""
+    import httpx
+
+    from test_server import _responses_api
+
+    tools = [t["function"] for t in TOOLS]
+    with httpx.Client(base_url=spec_server.base_url, timeout=600) as http:
+        model = http.get("/v1/models").json()["data"][0]["id"]
+        whole, streamed = (_responses_api(http, model, tools, choice, stream) for stream in (False, True))
+    assert whole == streamed and len(whole[1]) == 1, whole
+    name, args = whole[1][0]
+    assert choice is None or name == choice
+    jsonschema.validate(args, SCHEMAS[name], format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+    assert spec_server.alive()

@@ -56,7 +56,7 @@ _TAG_BACKENDS = ("auto", "xgrammar")
 # What the structured-output path holds differently from the processor, said once per server.
 NOT_HELD = (
     "a call is not kept room to finish within max_tokens (a call cut there ends with finish_reason 'length': "
-    "returned whole as content, streamed as a call already begun); a tool-call token written while thinking is "
+    "its text in the content, streamed and not); a tool-call token written while thinking is "
     "refused (thinking closes first); a marker token inside a JSON string is taken as its text (vLLM's vocabulary)"
 )
 
@@ -408,14 +408,45 @@ def structured_outputs_tag(tag: dict, fmt: ChatFormat, stage: Thinking, tokenize
     return structural_tag(either([seq([token(open_id), thinking]), answer]))
 
 
+# The chat-template keyword by which a Responses API request on the structured-output path tells
+# the engine's structured-output gate that thinkgate's tag holds the reasoning. vLLM's Responses
+# serving passes the engine no ``reasoning_ended`` (a chat completion's ``_grammar_from_parser``
+# does), but it builds the engine's own reasoning parser from the request's chat-template
+# keywords (``reasoning_parser_kwargs``): that parser then ends the reasoning at the prompt
+# (:meth:`~thinkgate.integrations.vllm_parsers.ThinkgateReasoningParser.is_reasoning_end`), and the
+# grammar applies from the first generated token.
+GRAMMAR_HOLDS_REASONING = "thinkgate_grammar_holds_reasoning"
+
+
+def _says_grammar_from_parser(request: Any) -> bool:
+    return "_grammar_from_parser" in (getattr(type(request), "__private_attributes__", None) or {})
+
+
+def _responses_api(request: Any) -> bool:
+    from vllm.entrypoints.openai.responses.protocol import ResponsesRequest
+
+    return isinstance(request, ResponsesRequest)
+
+
+def hold_from_first_token(request: Any) -> None:
+    """Have vLLM's structured outputs hold ``request`` from its first generated token (the tag
+    holds the thinking): a chat completion says so itself (as vLLM's Mistral parser does), a
+    Responses API request through :data:`GRAMMAR_HOLDS_REASONING`."""
+    if _says_grammar_from_parser(request):
+        request._grammar_from_parser = True
+    else:
+        request.chat_template_kwargs = {**(request.chat_template_kwargs or {}), GRAMMAR_HOLDS_REASONING: True}
+
+
 def request_can_hold(request: Any) -> Optional[str]:
     """Why this request cannot take the structured-output path (a refusal), or None."""
-    if "_grammar_from_parser" not in (getattr(type(request), "__private_attributes__", None) or {}):
+    responses = _responses_api(request)
+    if not responses and not _says_grammar_from_parser(request):
         return (
             f"{type(request).__name__} cannot say that its grammar holds the reasoning (vLLM's _grammar_from_parser), "
             "which thinkgate's structured-output path needs; send it as a chat completion"
         )
-    if getattr(request, "continue_final_message", False):
+    if getattr(request, "continue_final_message", False) or (responses and _continues_final_message(request)):
         return "continue_final_message: thinkgate cannot tell where the continued message stands in its grammar on the structured-output path"
     so = getattr(request, "structured_outputs", None)
     if so is not None:
@@ -427,7 +458,15 @@ def request_can_hold(request: Any) -> Optional[str]:
     return None
 
 
+def _continues_final_message(request: Any) -> bool:
+    """A Responses API input that ends in a partial assistant message, which vLLM continues."""
+    from vllm.entrypoints.openai.responses.utils import should_continue_final_message
+
+    return bool(should_continue_final_message(request.input))
+
+
 __all__ = [
+    "GRAMMAR_HOLDS_REASONING",
     "NOT_HELD",
     "PATH_ENV",
     "PROCESSOR",
@@ -436,6 +475,7 @@ __all__ = [
     "engine_configs",
     "engine_paths",
     "forget_engines",
+    "hold_from_first_token",
     "path_for",
     "processor_refusal",
     "prompt_stage",

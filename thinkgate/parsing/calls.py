@@ -58,6 +58,7 @@ class CallTracker:
         tool_parameters: Mapping[str, Any] | None = None,
         validate_arguments: bool = True,
         checked: Collection[str] | None = None,
+        enforced_schemas: Mapping[str, Any] | None = None,
     ) -> None:
         if on_invalid_call not in INVALID_CALL_POLICIES:
             raise ValueError(
@@ -69,9 +70,11 @@ class CallTracker:
         self._tool_names = tool_names
         # each tool's parameters schema, by name: parameters written as text are typed by it
         self._parameters = dict(tool_parameters or {})
-        # ... and a call's arguments must satisfy it (a call that does not is invalid); a tool
-        # not in ``checked`` (its strict level below 2) only needs a JSON object
-        schemas = self._parameters if checked is None else {n: p for n, p in self._parameters.items() if n in checked}
+        # ... and a call's arguments must satisfy it, or what the grammar held it to where that
+        # is less (a call that does not is invalid); a tool not in ``checked`` (its strict level
+        # below 2) only needs a JSON object
+        held = {**self._parameters, **(enforced_schemas or {})}
+        schemas = held if checked is None else {n: p for n, p in held.items() if n in checked}
         self._schemas = ArgumentsSchemas(schemas) if validate_arguments and tool_names is not None else None
         self._checked = frozenset(schemas) if self._schemas is not None else frozenset()
         self._policy = on_invalid_call

@@ -80,6 +80,10 @@ class StreamParser:
       :mod:`thinkgate.formats.strict`): a tool below level 2 (by the request's level or its own
       ``function.strict: false``) is not held to its schema, only to a JSON object; parameters
       written as text are still typed by it.
+    * ``enforced_schemas``: tool name → the schema its grammar held its calls to, where that is
+      not the tool's own (keywords dropped under ``unsupported="relax"``: see
+      :func:`thinkgate.integrations.common.relaxed_tools`); a call is checked against that, so
+      that a call the grammar allowed is never refused.
     * ``tokenizer``: needed to feed ``token_ids`` (a tokenizer, or a mapping marker → id). With
       ids, a marker counts only when its special token was generated.
     * ``on_invalid_call``: where a call that cannot be read goes (its text lands in one place):
@@ -116,6 +120,7 @@ class StreamParser:
         call_id: Callable[[int], str] = default_call_id,
         validate_arguments: bool = True,
         strict: int = DEFAULT_STRICT,
+        enforced_schemas: Optional[Mapping[str, Any]] = None,
     ) -> None:
         self.format = get_format(format)
         if thinking is None:
@@ -141,6 +146,7 @@ class StreamParser:
             tool_parameters=tool_parameters(tools),
             validate_arguments=validate_arguments,
             checked=schema_checked(tools, strict),
+            enforced_schemas=enforced_schemas,
         )
         reading = Reading(self.format.start_thinking(thinking), recover_calls_in_reasoning, calls_after_content)
         layout_cls(self._machine, calls, self.format, reading)
