@@ -235,3 +235,20 @@ def test_each_completion_is_handed_over_as_its_row_ends(tiny):
     assert cut["finish_reason"] == "stop" and cut["message"]["content"] == free["choices"][0]["message"]["content"][:4]
     [alone] = generate_chat(model, tok, [requests[2]], format="deepseek_r1")
     assert alone["usage"] == results[2]["usage"] and alone["choices"][0]["message"] == cut["message"]
+
+
+def test_a_relaxed_keyword_does_not_refuse_the_calls_its_grammar_wrote(tiny):
+    """Under unsupported="relax" the grammar holds 'multipleOf' no more; the parser checks the
+    calls against what it held, so a call with n not a multiple of 7 is returned, with
+    finish_reason tool_calls (before, its markup went to content under tool_calls)."""
+    model, tok = tiny
+    tools = [{"type": "function", "function": {"name": "count", "parameters": {"type": "object", "properties": {"n": {"type": "integer", "minimum": 0, "maximum": 99, "multipleOf": 7}}, "required": ["n"], "additionalProperties": False}}}]
+    requests = [ChatRequest(messages=[{"role": "user", "content": "count"}], tools=tools, tool_choice="required", thinking=False, max_tokens=200, seed=s, temperature=1.0) for s in range(6)]
+    values = []
+    for r in generate_chat(model, tok, requests, format="deepseek_r1", unsupported="relax"):
+        choice = r["choices"][0]
+        if choice["finish_reason"] == "length":  # (a random model's call cut at max_tokens: issue 34, point 4)
+            continue
+        assert choice["finish_reason"] == "tool_calls" and not choice["message"].get("content"), choice
+        values += [json.loads(call["function"]["arguments"])["n"] for call in choice["message"]["tool_calls"]]
+    assert any(v % 7 for v in values)  # the dropped keyword was not held, and nothing refused such a call

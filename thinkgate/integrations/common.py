@@ -87,6 +87,18 @@ def relaxed_tools(format: str, tools: Optional[list], tool_choice: Any, strict: 
     return _relaxed(format, json.dumps(tools, sort_keys=True, ensure_ascii=False), json.dumps(tool_choice, sort_keys=True), strict, exported)
 
 
+def enforced_schemas(format: str, tools: Optional[list], tool_choice: Any, strict: int, unsupported: Optional[str]) -> Optional[dict]:
+    """What a parser checks calls against where a grammar built under ``unsupported="relax"``
+    held them to less than their schemas (None: the schemas themselves), so that a call the
+    grammar wrote is never refused for a keyword it did not hold."""
+    if unsupported != "relax" or not tools:
+        return None
+    try:
+        return relaxed_tools(format, tools, "auto" if tool_choice is None else tool_choice, strict).schemas
+    except ValueError:  # (a request whose grammar failed: it has no calls to check)
+        return None
+
+
 @functools.lru_cache(maxsize=256)
 def _relaxed(format: str, tools_json: str, choice_json: str, strict: int, exported: bool) -> Relaxed:
     from ..constraint.schema import prepare

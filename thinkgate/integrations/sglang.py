@@ -46,8 +46,8 @@ from ..formats import ChatFormat, get_format
 from ..formats import names as format_names
 from ..parsing import ContentDelta, ReasoningDelta, ReasoningEnd, StreamParser, ToolCallArgumentsDelta, ToolCallStart, parse
 from ..formats.strict import DEFAULT_STRICT, check_strict
-from ..requests import OPTION_KEY, RequestOptions, check_options, default_strict, request_options
-from .common import ENGINE_INVALID_CALLS, format_class, plain_tools
+from ..requests import OPTION_KEY, RequestOptions, check_options, default_strict, default_unsupported, request_options
+from .common import ENGINE_INVALID_CALLS, enforced_schemas, format_class, plain_tools
 
 from sglang.srt.function_call.base_format_detector import BaseFormatDetector
 from sglang.srt.function_call.core_types import StreamingParseResult, StructureInfo, ToolCallItem
@@ -423,9 +423,15 @@ class ThinkgateDetector(BaseFormatDetector):
     def _index(self, tools: Any) -> dict[str, int]:
         return {name: i for i, name in enumerate(t["function"]["name"] for t in (plain_tools(tools) or []))}
 
+    def _reading(self, tools: Any) -> dict:
+        """The server's strict level, and under its ``THINKGATE_UNSUPPORTED=relax`` the schemas
+        the grammar held calls to (a detector does not see the request's own options)."""
+        strict = default_strict()
+        return {"strict": strict, "enforced_schemas": enforced_schemas(self.format.name, plain_tools(tools), "auto", strict, default_unsupported())}
+
     def detect_and_parse(self, text: str, tools: Any) -> StreamingParseResult:
         try:
-            m = parse(text, self.format, thinking=False, tools=plain_tools(tools), on_invalid_call=ENGINE_INVALID_CALLS, strict=default_strict())
+            m = parse(text, self.format, thinking=False, tools=plain_tools(tools), on_invalid_call=ENGINE_INVALID_CALLS, **self._reading(tools))
         except Exception:  # never the server's error: the output comes back as text
             log.exception("thinkgate: reading the tool calls failed; the output is returned as text")
             return StreamingParseResult(normal_text=text, calls=[])
@@ -436,7 +442,7 @@ class ThinkgateDetector(BaseFormatDetector):
     def parse_streaming_increment(self, new_text: str, tools: Any) -> StreamingParseResult:
         try:
             if self._stream is None:
-                self._stream = StreamParser(self.format, thinking=False, tools=plain_tools(tools), on_invalid_call=ENGINE_INVALID_CALLS, strict=default_strict())
+                self._stream = StreamParser(self.format, thinking=False, tools=plain_tools(tools), on_invalid_call=ENGINE_INVALID_CALLS, **self._reading(tools))
             events = self._stream.feed_events(new_text)
         except Exception:  # never the server's error: the rest streams as text
             log.exception("thinkgate: reading the tool calls failed; the rest is streamed as text")

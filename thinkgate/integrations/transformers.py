@@ -21,6 +21,7 @@ from ..formats import ChatFormat, get_format
 from ..formats.templates import apply_chat_template
 from ..parsing import Message, StreamParser
 from ..requests import ChatRequest, answer_reading, chat_completion
+from .common import enforced_schemas
 from .stops import _decode, output_text, stop_in_tail, stop_window
 
 
@@ -268,6 +269,7 @@ class ToolCallLogitsProcessor(LogitsProcessor):
             recover_calls_in_reasoning=grammar.reasoning_trigger is not None,
             **answer_reading(grammar.format, row.tools, row.tool_choice, row.response_format),
             strict=row.strict,
+            enforced_schemas=enforced_schemas(grammar.format.name, row.tools, row.tool_choice, row.strict, row.unsupported),
         )
         kept, text, cut = output_text(self.tokenizer, body, row.stop)
         failed = failed and not cut  # the output ends before its first stop string, whatever came after

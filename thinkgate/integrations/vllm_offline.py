@@ -16,6 +16,7 @@ from ..formats.templates import apply_chat_template
 from ..parsing import StreamParser
 from ..requests import ChatRequest, answer_reading, calls_may_come, chat_completion
 from ..requests import OPTION_KEY, RequestOptions
+from .common import enforced_schemas
 from .stops import output_text
 from .vllm import ThinkgateLogitsProcessor, check_options
 
@@ -92,7 +93,9 @@ def generate_chat(
         body = ids[:-1] if ids and ids[-1] == stop else ids
         calls = calls_may_come(request.tools, request.effective_tool_choice)  # as the grammar reads its thinking
         reading = answer_reading(fmt, request.tools, request.effective_tool_choice, request.response_format)
-        parser = StreamParser(fmt, thinking=_thinking(prompt, tokenizer, fmt), tools=request.tools, tokenizer=tokenizer, recover_calls_in_reasoning=calls, strict=request.strict_level(strict), **reading)
+        level = request.strict_level(strict)
+        held = enforced_schemas(fmt.name, request.tools, request.effective_tool_choice, level, unsupported)
+        parser = StreamParser(fmt, thinking=_thinking(prompt, tokenizer, fmt), tools=request.tools, tokenizer=tokenizer, recover_calls_in_reasoning=calls, strict=level, enforced_schemas=held, **reading)
         # vLLM ended the output at its stop string and kept the tokens that wrote it: cut the
         # text where the transformers engine cuts it
         kept, text, cut = output_text(tokenizer, body, request.stop)
