@@ -11,6 +11,12 @@ settings.register_profile("explore")
 settings.load_profile("explore" if os.environ.get("THINKGATE_EXAMPLES") else "repeatable")
 
 
+# The suite's compiles run two at a time on two cores, each slower than alone: the budget that
+# refuses a costly grammar is set by the tests of it (test_compile_budget.py), and is otherwise
+# far above what any test's grammar takes under that load.
+os.environ.setdefault("THINKGATE_COMPILE_BUDGET", "120")
+
+
 def pytest_configure(config):
     """An xdist worker (the default run: one per core) gets one compile thread and one torch
     thread. More only contend for the cores: with two workers busy, torch's two-thread argmax of a

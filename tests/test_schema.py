@@ -249,7 +249,7 @@ def _required(schema):
         ({"$ref": "#/$defs/never"}, "$ref '#/$defs/never' to a schema that no value can satisfy"),
         ({"type": "integer", "minimum": 10**19}, "integer bounds past ±10^18"),
         ({"exclusiveMaximum": -(10**20)}, "number bounds past ±10^15 ('exclusiveMaximum' -100000000000000000000)"),
-        ({"type": "string", "format": "email", "maxLength": 64}, "'format' 'email' together with 'maxLength'"),
+        ({"type": "string", "format": "email", "minLength": 60, "maxLength": 64}, "'format' 'email' together with 'minLength' and 'maxLength'"),
     ],
 )
 def test_bounds_no_value_satisfies_are_refused_by_name(schema, message):

@@ -111,12 +111,14 @@ def request_options(extra_args: Optional[dict]) -> Optional[RequestOptions]:
 
 @functools.lru_cache(maxsize=1024)
 def _checked(options_json: str) -> None:
+    from .constraint.compile_budget import check_spec
     from .constraint.compiled import check_tag
     from .constraint.structural_tag import build_spec
 
     opts = RequestOptions(**json.loads(options_json))
     spec = build_spec(opts.format, opts.tools, opts.tool_choice, opts.parallel_tool_calls, unsupported=opts.unsupported, max_whitespace=opts.max_whitespace, response_format=opts.response_format, strict=opts.strict)
     check_tag(spec)
+    check_spec(spec)  # (no tokenizer here: the estimate for a 128k vocabulary)
 
 
 def check_options(opts: RequestOptions, tokenizer: Any = None) -> None:

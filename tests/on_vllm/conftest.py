@@ -110,7 +110,8 @@ def server(tiny_model, tmp_path_factory):
     template.write_text(chat_template(SERVER_FORMAT))
     port = _free_port()
     log_path = tmp_path_factory.mktemp("log") / "server.log"
-    env = dict(os.environ, VLLM_CPU_KVCACHE_SPACE="1")
+    # (the default compile budget, not the test suite's: test_server's budget test counts on it)
+    env = dict(os.environ, VLLM_CPU_KVCACHE_SPACE="1", THINKGATE_COMPILE_BUDGET="5")
     with serving(server_command(tiny_model, port, str(template)), env, log_path) as srv:
         yield srv
 

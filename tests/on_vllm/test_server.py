@@ -193,6 +193,31 @@ def test_schemas_that_took_the_server_down_now_give_valid_calls(server, client):
     assert server.alive()
 
 
+def test_no_schema_holds_the_engine_past_the_compile_budget(server, client):
+    """Issue 34, 0b (the server has the default budget, 5 s): the 175-second pattern is a 400 before the
+    engine sees it; one the estimate lets through is stopped at the deadline in the engine,
+    which ends that request alone while a stream beside it goes on."""
+    import threading
+    import time
+
+    start = time.monotonic()
+    with pytest.raises(openai.BadRequestError, match=r"'pattern' '\^\(\[a-z\]\{1,100\}\)\{1,100\}\$' at #/properties/a repeats a variable-length repeat"):
+        _call(client, {"type": "object", "properties": {"a": {"type": "string", "pattern": "^([a-z]{1,100}){1,100}$"}}, "required": ["a"]})
+    assert time.monotonic() - start < 5  # (refused, not compiled: the compile takes minutes)
+    beside: list = []
+    stream = threading.Thread(target=lambda: beside.append(_ask(client, "required", stream=True, thinking=False)))
+    stream.start()
+    start = time.monotonic()
+    slow = _call(client, {"type": "object", "properties": {"a": {"type": "string", "pattern": "^([a-z]{1,40}){1,40}$"}}, "required": ["a"]})
+    took = time.monotonic() - start
+    stream.join()
+    assert not slow.message.tool_calls and not slow.message.content  # ended in the engine: its compile was stopped
+    assert took < 60, took  # (the compile alone takes ~20 s on 2 cores; the budget stops it at 5)
+    assert "ran past the compile budget of 5 s" in server.log()
+    assert beside[0]["tool_calls"] and beside[0]["finish_reason"] == "tool_calls"
+    assert server.alive()
+
+
 def test_relax_per_request_and_none_compiles_no_schema(client):
     unenforceable = {"type": "object", "properties": {"a": {"type": "integer", "multipleOf": 3}}, "required": ["a"]}
     with pytest.raises(openai.BadRequestError, match="keyword 'multipleOf'") as e:

@@ -15,9 +15,10 @@ import numpy as np
 import xgrammar as xgr
 
 from ..formats import ChatFormat, get_format, is_text
+from .compile_budget import CompileTimeout, check_spec, compile_tag, deadline, risky
 from .future_cache import FutureCache
 from .guard import MaskCache
-from .routed import ROUTE_FROM, CallGrammars, RoutedCalls, call_heads
+from .routed import ROUTE_FROM, CallGrammars, RoutedCalls, call_heads, tag_key
 from ..formats.strict import DEFAULT_STRICT, check_strict
 from .structural_tag import DEFAULT_MAX_WHITESPACE, GrammarSpec, build_spec
 from ..formats.tokens import own_text
@@ -92,7 +93,7 @@ class GrammarCache:
         self._futures = FutureCache(size)
         self._lock = threading.Lock()  # for the mask cache made on first need
         self._masks: Optional[MaskCache] = None
-        self.calls = CallGrammars(vocab.compiler)  # routed tool sets' per-tool grammars
+        self.calls = CallGrammars(vocab.compiler, vocab.info)  # routed tool sets' per-tool grammars
         self._apart: dict[str, bool] = {}
 
     @property
@@ -165,16 +166,21 @@ class GrammarCache:
             route_from=route_from,
             guard_whitespace=True,
         )
+        check_spec(spec, vocab.size)
+        what, until = _grammar_name(spec), deadline()
         try:
-            compiled = vocab.compiler.compile_structural_tag(spec.tag)
+            compiled = compile_tag(vocab.compiler, vocab.info, spec.tag, what, until)
+            reasoning_grammars = None
+            if fmt.text_reasoning:
+                reasoning_grammars = {t: compile_tag(vocab.compiler, vocab.info, spec.with_reasoning(t), what, until) for t in (True, "auto")}
+            if spec.calls is not None:  # a tool whose grammar may be costly is compiled now, not when called
+                for tool, tag in zip(spec.tools, spec.calls):
+                    if tag is not None and risky(tag):
+                        self.calls.get(tag_key(tag), tool.name)
+        except CompileTimeout:
+            raise
         except Exception as e:  # every schema was checked alone; this is the tag as a whole
             raise ValueError(_compile_error(spec, e)) from None
-        reasoning_grammars = None
-        if fmt.text_reasoning:
-            try:
-                reasoning_grammars = {t: vocab.compiler.compile_structural_tag(spec.with_reasoning(t)) for t in (True, "auto")}
-            except Exception as e:
-                raise ValueError(_compile_error(spec, e)) from None
         with self._lock:
             if self._masks is None:
                 self._masks = MaskCache(vocab.tables, vocab.token_bytes)
@@ -250,11 +256,15 @@ def check_markers(fmt: ChatFormat, token_id: Callable[[str], Optional[int]]) -> 
         )
 
 
-def _compile_error(spec: GrammarSpec, error: BaseException) -> str:
+def _grammar_name(spec: GrammarSpec) -> str:
     names = ", ".join(repr(t.name) for t in spec.tools) or "none"
-    message = str(error).strip().splitlines()[-1] if str(error).strip() else type(error).__name__
     answer = " and the response_format" if spec.answer is not None else ""
-    return f"xgrammar cannot compile the grammar of format {spec.format.name!r} for the tools {names}{answer} (tool_choice {spec.choice!r}): {message}"
+    return f"the grammar of format {spec.format.name!r} for the tools {names}{answer} (tool_choice {spec.choice!r})"
+
+
+def _compile_error(spec: GrammarSpec, error: BaseException) -> str:
+    message = str(error).strip().splitlines()[-1] if str(error).strip() else type(error).__name__
+    return f"xgrammar cannot compile {_grammar_name(spec)}: {message}"
 
 
 def check_tag(spec: GrammarSpec) -> None:

@@ -43,6 +43,7 @@ from typing import Any, Optional
 import numpy as np
 import xgrammar as xgr
 
+from .compile_budget import compile_tag
 from .future_cache import FutureCache
 from .guard import ARGS, HEADER, RAW, ArgumentsGuard
 from .vocabulary import pack
@@ -56,8 +57,9 @@ class CallGrammars:
     """Compiled per-tool grammars of one tokenizer, keyed by their tags (thread-safe LRU);
     a tool compiles once, whichever tool sets hold it."""
 
-    def __init__(self, compiler: xgr.GrammarCompiler, size: int = 4096):
+    def __init__(self, compiler: xgr.GrammarCompiler, info: Optional[xgr.TokenizerInfo] = None, size: int = 4096):
         self.compiler = compiler
+        self.info = info  # (for a compile under the budget's deadline; None: none)
         self.futures = FutureCache(size)
         self._lock = threading.Lock()  # for _compiling
         self._masks: dict[tuple, np.ndarray] = {}
@@ -95,13 +97,14 @@ class CallGrammars:
             self._bytes = _TokenBytes(token_bytes)
         return self._bytes
 
-    def get(self, key: str) -> xgr.CompiledGrammar:
-        """The compiled grammar of a tag (``key``: its JSON text, see :func:`tag_key`), compiled
-        here unless it is already, or being compiled (then waited for)."""
+    def get(self, key: str, name: Optional[str] = None) -> xgr.CompiledGrammar:
+        """The compiled grammar of a tag (``key``: its JSON text, see :func:`tag_key`; ``name``:
+        its tool's, for errors), compiled here unless it is already, or being compiled (then
+        waited for)."""
         fut, mine = self.futures.entry(key)
         if mine or not fut.done():
             # (one queued behind other tools' background compiles is compiled here instead)
-            self._compile(key, fut)
+            self._compile(key, fut, name)
         return fut.result()
 
     def prefetch(self, key: str) -> None:
@@ -119,14 +122,17 @@ class CallGrammars:
     def misses(self) -> int:
         return self.futures.misses
 
-    def _compile(self, key: str, fut: Future) -> None:
+    def _compile(self, key: str, fut: Future, name: Optional[str] = None) -> None:
         """Compile ``key`` into ``fut``, unless another thread is at it or has done it."""
         with self._lock:
             if fut.done() or key in self._compiling:
                 return
             self._compiling.add(key)
         try:
-            fut.set_result(self.compiler.compile_structural_tag(key))
+            if self.info is None:
+                fut.set_result(self.compiler.compile_structural_tag(key))
+            else:
+                fut.set_result(compile_tag(self.compiler, self.info, key, f"the grammar of tool {name!r}" if name else "a tool's grammar"))
         except BaseException as e:
             self.futures.drop(key, fut)
             fut.set_exception(e)

@@ -46,6 +46,7 @@ from .schema_patterns import (
     FORBIDDEN_IN_PATTERN,
     FORMATS,
     SINGLE_REPEAT,
+    bounded_format,
     language_size,
     optional_groups_as_ranges,
     pattern_width,
@@ -526,6 +527,15 @@ def _fold_lengths(out: dict, ctx: _Context, path: str) -> None:
             out["pattern"] = f"^{atom}{{{first},}}$"
         return
     fmt = ctx.formats.get(id(out))
+    if fmt is not None and hi is not None:
+        # a format with no length bound of its own (email, uri): its pattern written within the
+        # length, which xgrammar then holds exactly (see bounded_format)
+        written = bounded_format(fmt, lo, hi)
+        if written is not None:
+            out["pattern"] = written
+            out.pop("minLength", None)
+            out.pop("maxLength", None)
+            return
     what = f"'format' {fmt!r}" if fmt else f"'pattern' {pattern!r}"
     bounds = " and ".join(repr(k) for k in ("minLength", "maxLength") if k in out)
     ctx.refuse(path, f"{what} together with {bounds} (a string the pattern lets begin might be one that no string within the length completes; write the length into the pattern)")

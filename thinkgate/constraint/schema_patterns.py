@@ -166,3 +166,101 @@ def optional_groups_as_ranges(pattern: str) -> str:
         out.append(c)
         i += 1
     return "".join(out)
+
+
+# The formats whose pattern has no length bound of its own, written within a length instead
+# (see ``bounded_format``).
+_LOCAL = "[A-Za-z0-9._+-]"
+_LABEL = "[A-Za-z0-9-]"
+_URI_CHAR = "[A-Za-z0-9._~!$&'()*+,;=:@/-]"
+_QUERY_CHAR = "[A-Za-z0-9._~!$&'()*+,;=:@/?-]"
+# The longest run a bounded format's part gets (longer ones compile slowly: see FOLD_LIMIT).
+_PART_LIMIT = 1000
+
+
+def _rep(atom: str, lo: int, hi: int) -> str:
+    return f"{atom}{{{lo},{hi}}}"
+
+
+def bounded_format(fmt: str, min_length: int, max_length: int) -> Optional[str]:
+    """The pattern of format ``fmt`` (``email``, ``uri`` and their IDN forms) written so that
+    every string it matches is at most ``max_length`` and at least ``min_length`` characters
+    long, or None where it cannot be (a bound below the format's shortest string, or a
+    ``minLength`` the parts cannot take up).
+
+    xgrammar then holds the length exactly, and a string the pattern begins can always be
+    finished within it (a length held beside the unbounded pattern could not promise that: a
+    local part of ``maxLength - 1`` characters has no room for its ``@a.bc``). It is narrower
+    than the format within the length: the length is shared out among the parts (local part,
+    domain labels and top-level domain; host, port, path and query), each bounded on its own,
+    so a value that spends most of the length on one part may not be written. Every string it
+    matches matches the format's own pattern (:data:`FORMATS`)."""
+    if fmt in ("email", "idn-email"):
+        out = _bounded_email(min_length, max_length)
+    elif fmt in ("uri", "iri"):
+        out = _bounded_uri(min_length, max_length)
+    else:
+        return None
+    return out
+
+
+def _labels(total: int, first_min: int = 1) -> tuple[int, int]:
+    """How many dotted labels, and how long each, a domain of at most ``total`` characters gets
+    (``k`` labels of at most ``m`` and their dots: ``k * (m + 1) <= total``)."""
+    k = max(1, min(4, total // 8))
+    m = max(first_min, total // k - 1)
+    while k > 1 and k * (m + 1) > total:
+        k -= 1
+        m = total // k - 1
+    return k, min(m, 63)
+
+
+def _bounded_email(lo: int, hi: int) -> Optional[str]:
+    # local@label.(label.)*tld: at least "a@b.cd"
+    if hi < 6:
+        return None
+    local = min(64, max(1, (hi - 1) * 2 // 5), hi - 5)
+    domain = hi - 1 - local
+    tld = min(24, max(2, domain // 4))
+    k, m = _labels(domain - tld)
+    longest = local + 1 + k * (m + 1) + tld
+    shortest = 6
+    local_min = 1
+    if lo > shortest:
+        local_min = min(local, 1 + lo - shortest)
+        shortest += local_min - 1
+    tld_min = 2 + max(0, lo - shortest)
+    if tld_min > tld or longest > hi:
+        return None
+    labels = f"({_rep(_LABEL, 1, m)}[.]){{1,{k}}}"
+    return f"^{_rep(_LOCAL, local_min, local)}@{labels}{_rep('[A-Za-z]', tld_min, tld)}$"
+
+
+def _bounded_uri(lo: int, hi: int) -> Optional[str]:
+    # http(s)://host(:port)(/path)(?query): at least "http://a"
+    scheme = 8  # "https://"
+    if hi < scheme + 1:
+        # room for "http://" and a host only
+        return f"^http://{_rep(_LABEL, max(1, lo - 7), hi - 7)}$" if hi >= 8 and lo <= hi else None
+    rest = hi - scheme
+    host = min(253, max(1, rest // 3))
+    k, m = _labels(host + 1)  # the host's labels, as the domain's with one dot fewer
+    host_longest = k * (m + 1) - 1
+    left = rest - host_longest
+    port = "(:[0-9]{1,5}|)" if left >= 6 + 2 else ""
+    left -= 6 if port else 0
+    path = min(_PART_LIMIT, max(0, left * 2 // 3 - 1))
+    query = min(_PART_LIMIT, max(0, left - (path + 1) - 1))
+    first_min = 1
+    shortest = 8  # "http://a"
+    if lo > shortest:
+        first_min = 1 + lo - shortest
+        if first_min > m:
+            return None
+    host_re = f"{_rep(_LABEL, first_min, m)}" + (f"([.]{_rep(_LABEL, 1, m)}){{0,{k - 1}}}" if k > 1 else "")
+    path_re = f"(/{_rep(_URI_CHAR, 0, path)}|)" if path > 0 else ""
+    query_re = f"([?]{_rep(_QUERY_CHAR, 0, query)}|)" if query > 0 else ""
+    longest = scheme + host_longest + (6 if port else 0) + (path + 1 if path else 0) + (query + 1 if query else 0)
+    if longest > hi:
+        return None
+    return f"^https?://{host_re}{port}{path_re}{query_re}$"
