@@ -30,6 +30,8 @@ def test_ci_runs_exactly_the_readme_test_command():
     # the set-up's installs, as CI runs them (CI's machine has the CPU build of torch on disk, so
     # it needs no index for it)
     for line in _first_bash_block_after("## Set up").splitlines():
+        if line.startswith("python -m venv"):
+            continue  # (CI's fresh machine is the environment)
         command = re.sub(r"\s+--index-url \S+", "", line.split("#", 1)[0]).strip().removeprefix("pip ")
         assert any(c.endswith(command) for c in ci), command
 
@@ -52,3 +54,26 @@ def test_python_examples_run_and_print_what_they_say(page):
         for got, want in zip(printed, promised):
             if "..." not in want:
                 assert got == want
+
+
+def test_the_readme_is_a_short_front_door_whose_links_lead_somewhere():
+    assert len(README.splitlines()) <= 150
+    for target in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", README):
+        if not target.startswith("http"):
+            assert (ROOT / target).exists(), target
+
+
+def test_the_formats_page_is_what_the_registry_writes():
+    """docs/formats.md's table and examples are generated (python -m thinkgate.formats.reference
+    --write docs/formats.md): a format registered, renamed or given another marker shows here."""
+    from thinkgate.formats.reference import with_reference
+    from thinkgate.formats.registry import registered
+
+    page = (ROOT / "docs" / "formats.md").read_text()
+    assert page == with_reference(page), "docs/formats.md is stale: python -m thinkgate.formats.reference --write docs/formats.md"
+    for fmt in registered():
+        assert f"### {fmt.name}\n" in page
+
+
+def test_ci_builds_the_docs_strictly():
+    assert "mkdocs build --strict" in (ROOT / ".ci" / "run").read_text()
