@@ -77,3 +77,16 @@ def test_the_formats_page_is_what_the_registry_writes():
 
 def test_ci_builds_the_docs_strictly():
     assert "mkdocs build --strict" in (ROOT / ".ci" / "run").read_text()
+
+
+def test_the_formats_page_is_written_by_its_command(tmp_path):
+    import subprocess
+    import sys
+
+    page = tmp_path / "formats.md"
+    page.write_text("# Formats\n\n<!-- formats-table -->\nold\n<!-- /formats-table -->\n\nnotes\n")
+    run = subprocess.run([sys.executable, "-m", "thinkgate.formats.reference", "--write", str(page)], capture_output=True, text=True, cwd=ROOT)
+    assert run.returncode == 0 and "### deepseek_r1\n" in page.read_text() and page.read_text().endswith("<!-- /formats-table -->\n\nnotes\n")
+    page.write_text("no place for it")
+    run = subprocess.run([sys.executable, "-m", "thinkgate.formats.reference", "--write", str(page)], capture_output=True, text=True, cwd=ROOT)
+    assert run.returncode == 2 and run.stderr.startswith("python -m thinkgate.formats.reference: error: ") and "<!-- formats-table -->" in run.stderr
