@@ -29,7 +29,7 @@ import conftest  # noqa: E402
 from schemas import REALISTIC  # noqa: E402
 from test_calls_in_reasoning import CHOICES, ROOMY, TRIGGERED, problems, read, walk  # noqa: E402
 from thinkgate.constraint import compile_tool_grammar  # noqa: E402
-from thinkgate.constraint.call_room import shortest_answer  # noqa: E402
+from thinkgate.constraint.runtime.call_room import shortest_answer  # noqa: E402
 
 _LOADERS = {
     "qwen3": conftest.load_qwen_tokenizer,

@@ -21,9 +21,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests"))
 
 from schemas import REALISTIC  # noqa: E402
 
-from thinkgate.constraint import compile_budget as cb  # noqa: E402
-from thinkgate.constraint.compiled import grammar_cache  # noqa: E402
-from thinkgate.constraint.structural_tag import build_spec  # noqa: E402
+from thinkgate.constraint.grammar import compile_budget as cb  # noqa: E402
+from thinkgate.constraint.grammar.compiled import grammar_cache  # noqa: E402
+from thinkgate.constraint.grammar.structural_tag import build_spec  # noqa: E402
 from thinkgate.formats import get_format  # noqa: E402
 from thinkgate.tokenizers import family_tokenizer  # noqa: E402
 

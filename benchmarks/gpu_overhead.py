@@ -5,7 +5,7 @@ JSON that says so, and exits 0.
 
 thinkgate's path: the masked rows' words packed into pinned host memory, copied without blocking,
 scattered to their rows of a device-resident bitmask, applied by xgrammar's kernel
-(``thinkgate.constraint.batch.DeviceBitmask``). The contrast is the pageable copy of the whole
+(``thinkgate.constraint.runtime.batch.DeviceBitmask``). The contrast is the pageable copy of the whole
 bitmask that an apply would do without it.
 
     python benchmarks/gpu_overhead.py [--out benchmarks/results/gpu_overhead.json] [--iters 200]
@@ -64,7 +64,7 @@ def main() -> None:
     from step_overhead import _realistic_call, load_tokenizer, print_table
 
     from thinkgate.constraint import BatchSteps, ReasonerGrammar, compile_tool_grammar
-    from thinkgate.constraint.batch import apply_bitmask
+    from thinkgate.constraint.runtime.batch import apply_bitmask
 
     tok = load_tokenizer()
     grammar = compile_tool_grammar(tok, "deepseek_r1", REALISTIC, "required")

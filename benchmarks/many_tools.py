@@ -34,12 +34,12 @@ import time
 import numpy as np
 import xgrammar as xgr
 
-from thinkgate.constraint.compiled import GrammarCache
-from thinkgate.constraint.examples import example_value
-from thinkgate.constraint.reasoner import ReasonerGrammar
-from thinkgate.constraint.routed import ROUTE_FROM
-from thinkgate.constraint.structural_tag import _prepared
-from thinkgate.constraint.vocabulary import vocabulary_for
+from thinkgate.constraint.grammar.compiled import GrammarCache
+from thinkgate.constraint.schemas.examples import example_value
+from thinkgate.constraint.runtime.reasoner import ReasonerGrammar
+from thinkgate.constraint.runtime.routed import ROUTE_FROM
+from thinkgate.constraint.grammar.structural_tag import _prepared
+from thinkgate.constraint.runtime.vocabulary import vocabulary_for
 from thinkgate.formats import get_format
 from thinkgate.tokenizers import FORMAT_FAMILY, family_tokenizer
 

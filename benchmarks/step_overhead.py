@@ -48,7 +48,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 from schemas import REALISTIC  # noqa: E402
 
 from thinkgate.constraint import BatchMasker, BatchSteps, ReasonerGrammar, apply_bitmask, compile_tool_grammar  # noqa: E402
-from thinkgate.constraint.vocabulary import vocabulary_for  # noqa: E402
+from thinkgate.constraint.runtime.vocabulary import vocabulary_for  # noqa: E402
 from thinkgate.formats import DEEPSEEK_R1  # noqa: E402
 
 
@@ -419,8 +419,8 @@ def fill_by_state(tok):
     format xgrammar holds a bounded string's length itself, and the steps after such a value
     cost it tens of milliseconds a row."""
     from conftest import load_qwen_tokenizer
-    from thinkgate.constraint import compiled as compiled_module
-    from thinkgate.constraint.compiled import GrammarCache
+    from thinkgate.constraint.grammar import compiled as compiled_module
+    from thinkgate.constraint.grammar.compiled import GrammarCache
     from thinkgate.formats import get_format
 
     qwen = load_qwen_tokenizer()

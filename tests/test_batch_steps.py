@@ -8,8 +8,8 @@ import torch
 from helpers import RandomLogits
 from schemas import REALISTIC
 from thinkgate.constraint import BatchMasker, BatchSteps, Phase, ReasonerGrammar, compile_tool_grammar
-from thinkgate.constraint.batch import DeviceBitmask, apply_bitmask
-from thinkgate.constraint.reasoner import FailedRequest
+from thinkgate.constraint.runtime.batch import DeviceBitmask, apply_bitmask
+from thinkgate.constraint.runtime.reasoner import FailedRequest
 
 # (thinking, tool_choice, thinking_budget, max_tokens) per row; None: a row without a constraint
 ROWS = [

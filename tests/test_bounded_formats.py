@@ -11,8 +11,8 @@ import pytest
 
 from schema_fuzz import Walker
 from thinkgate.constraint import compile_tool_grammar
-from thinkgate.constraint.schema_patterns import FORMATS, bounded_format, pattern_width
-from thinkgate.constraint.vocabulary import vocabulary_for
+from thinkgate.constraint.schemas.schema_patterns import FORMATS, bounded_format, pattern_width
+from thinkgate.constraint.runtime.vocabulary import vocabulary_for
 
 
 @pytest.mark.parametrize("fmt", ["email", "uri"])

@@ -20,8 +20,8 @@ from helpers import RandomLogits
 from schemas import REALISTIC, weather_and_now
 from thinkgate import parse
 from thinkgate.constraint import BatchMasker, Phase, ReasonerGrammar, compile_tool_grammar
-from thinkgate.constraint.call_room import shortest_answer
-from thinkgate.constraint.vocabulary import vocabulary_for
+from thinkgate.constraint.runtime.call_room import shortest_answer
+from thinkgate.constraint.runtime.vocabulary import vocabulary_for
 from thinkgate.formats import get_format, names
 
 # Every format whose tool markup opens with a token that can stand inside its reasoning.

@@ -14,10 +14,10 @@ import pytest
 import xgrammar as xgr
 
 from schemas import GET_WEATHER
-from thinkgate.constraint import compile_budget
-from thinkgate.constraint.compile_budget import CompileTimeout, budget, compile_tag, pattern_cost, risky
-from thinkgate.constraint.compiled import compile_tool_grammar
-from thinkgate.constraint.vocabulary import vocabulary_for
+from thinkgate.constraint.grammar import compile_budget
+from thinkgate.constraint.grammar.compile_budget import CompileTimeout, budget, compile_tag, pattern_cost, risky
+from thinkgate.constraint.grammar.compiled import compile_tool_grammar
+from thinkgate.constraint.runtime.vocabulary import vocabulary_for
 from thinkgate.requests import RequestOptions, check_options
 
 PATHOLOGICAL = "^([a-z]{1,100}){1,100}$"

@@ -213,7 +213,7 @@ def test_free_answer_text_holds_no_control_token(tokenizer_for, name):
     # it names them by id the grammar keeps the others out.
     import torch
 
-    from thinkgate.constraint.vocabulary import vocabulary_for
+    from thinkgate.constraint.runtime.vocabulary import vocabulary_for
 
     tokenizer = tokenizer_for(name)
     vocab = vocabulary_for(tokenizer)
@@ -230,7 +230,7 @@ def test_free_answer_text_holds_no_control_token(tokenizer_for, name):
 
 
 def test_compile_threads_come_from_the_environment_or_the_cores(monkeypatch):
-    from thinkgate.constraint.vocabulary import compile_threads
+    from thinkgate.constraint.runtime.vocabulary import compile_threads
 
     monkeypatch.setenv("THINKGATE_COMPILE_THREADS", "3")
     assert compile_threads() == 3
@@ -249,7 +249,7 @@ def test_a_tokenizer_loaded_again_shares_the_vocabulary_and_its_grammars():
     import gc
     import weakref
 
-    from thinkgate.constraint.vocabulary import vocabulary_for
+    from thinkgate.constraint.runtime.vocabulary import vocabulary_for
     from thinkgate.tokenizers import deepseek_tokenizer as load_deepseek_tokenizer
 
     first, again = load_deepseek_tokenizer(), load_deepseek_tokenizer()
@@ -271,6 +271,6 @@ def test_a_tokenizer_loaded_again_shares_the_vocabulary_and_its_grammars():
     gc.collect()
     assert dropped() is None
     # and nothing is left of it in the cache by object
-    from thinkgate.constraint.vocabulary import _BY_OBJECT, _referent
+    from thinkgate.constraint.runtime.vocabulary import _BY_OBJECT, _referent
 
     assert all(_referent(ref) is not None for ref, _ in _BY_OBJECT.values())

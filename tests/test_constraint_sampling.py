@@ -23,7 +23,7 @@ from helpers import RandomLogits
 from schemas import REALISTIC
 from thinkgate import parse
 from thinkgate.constraint import BatchMasker, ReasonerGrammar, compile_tool_grammar
-from thinkgate.constraint.vocabulary import vocabulary_for
+from thinkgate.constraint.runtime.vocabulary import vocabulary_for
 from thinkgate.formats import get_format, is_text, names
 
 # Every registered format but DeepSeek V3-0324, which writes R1's calls (a format added to the

@@ -18,8 +18,8 @@ import xgrammar as xgr
 
 from thinkgate import parse
 from thinkgate.constraint import build_structural_tag, compile_tool_grammar
-from thinkgate.constraint.schema_exact import LENGTH_LIMIT
-from thinkgate.constraint.vocabulary import vocabulary_for
+from thinkgate.constraint.schemas.schema_exact import LENGTH_LIMIT
+from thinkgate.constraint.runtime.vocabulary import vocabulary_for
 from thinkgate.formats import get_format
 
 CITY = {"type": "string", "maxLength": 5}

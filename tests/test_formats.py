@@ -129,7 +129,7 @@ def test_every_layout_has_one_parser_module_and_one_grammar_module_of_its_name()
 
     for layout in LAYOUTS:
         parser = importlib.import_module(f"thinkgate.parsing.{layout.name}")
-        grammar = importlib.import_module(f"thinkgate.constraint.{layout.name}")
+        grammar = importlib.import_module(f"thinkgate.constraint.grammar.{layout.name}")
         assert callable(parser.layout_class), layout.name
         for entry in ("layout_tag", "call_trigger", "between_calls", "header_nodes"):
-            assert callable(getattr(grammar, entry, None)), f"constraint/{layout.name}.py has no {entry}"
+            assert callable(getattr(grammar, entry, None)), f"constraint/grammar/{layout.name}.py has no {entry}"

@@ -1,4 +1,4 @@
-"""Free answer text (thinkgate.constraint.free_text): the grammar admits exactly the texts in
+"""Free answer text (thinkgate.constraint.grammar.free_text): the grammar admits exactly the texts in
 which no marker occurs and that do not end in a proper prefix of one, its automaton minimised."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from xgrammar.testing import _is_grammar_accept_string as accepts
 
-from thinkgate.constraint.free_text import text_grammar
+from thinkgate.constraint.grammar.free_text import text_grammar
 from thinkgate.formats import get_format
 
 # Formats whose markers are text, each with its own markers' shapes (shared ends, shared starts).

@@ -222,7 +222,7 @@ def test_the_grammar_accepts_the_templates_call_and_no_json_quote(tokenizer_for)
     import xgrammar as xgr
 
     from thinkgate.constraint import compile_tool_grammar
-    from thinkgate.constraint.vocabulary import vocabulary_for
+    from thinkgate.constraint.runtime.vocabulary import vocabulary_for
 
     tok = tokenizer_for("gemma4")
     schema = {

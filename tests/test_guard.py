@@ -7,8 +7,8 @@ import xgrammar as xgr
 
 from schemas import BOOK_FLIGHT, SET_ALARM
 from thinkgate.constraint import ReasonerGrammar, compile_tool_grammar
-from thinkgate.constraint.guard import ARGS, Cursor
-from thinkgate.constraint.schema_nodes import build_nodes
+from thinkgate.constraint.runtime.guard import ARGS, Cursor
+from thinkgate.constraint.schemas.schema_nodes import build_nodes
 from thinkgate.formats import DEEPSEEK_V3_1
 
 V = 129280
@@ -166,7 +166,7 @@ def test_bounds_past_the_longest_token_mask_like_any_other(tokenizer):
     engine down. Every bound works; walks keep within it."""
     from schema_fuzz import Walker
 
-    from thinkgate.constraint.vocabulary import vocabulary_for
+    from thinkgate.constraint.runtime.vocabulary import vocabulary_for
 
     walker = Walker(tokenizer, vocabulary_for(tokenizer))
     for lo, hi in ((129, 129), (130, 200), (0, 256), (300, 10**6)):

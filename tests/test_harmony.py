@@ -192,7 +192,7 @@ def _ids(tok, text):
 
 def test_reasoner_opens_closes_and_reopens_the_analysis_channel(harmony_tokenizer):
     from thinkgate.constraint import ReasonerGrammar, compile_tool_grammar
-    from thinkgate.constraint.reasoner import Phase
+    from thinkgate.constraint.runtime.reasoner import Phase
 
     tok = harmony_tokenizer
     grammar = compile_tool_grammar(tok, "gpt_oss", TOOLS, "required")
@@ -227,7 +227,7 @@ def test_reasoner_opens_closes_and_reopens_the_analysis_channel(harmony_tokenize
 
 def test_reasoner_rejects_what_the_grammar_forbids(harmony_tokenizer):
     from thinkgate.constraint import ReasonerGrammar, compile_tool_grammar
-    from thinkgate.constraint.reasoner import Phase
+    from thinkgate.constraint.runtime.reasoner import Phase
 
     tok = harmony_tokenizer
     g = ReasonerGrammar(compile_tool_grammar(tok, "gpt_oss", TOOLS, "required"), thinking=True)
@@ -241,7 +241,7 @@ def test_reasoner_rejects_what_the_grammar_forbids(harmony_tokenizer):
 
 def test_thinking_budget_spent_no_second_analysis_message(harmony_tokenizer):
     from thinkgate.constraint import ReasonerGrammar, compile_tool_grammar
-    from thinkgate.constraint.reasoner import Phase
+    from thinkgate.constraint.runtime.reasoner import Phase
 
     tok = harmony_tokenizer
     g = ReasonerGrammar(compile_tool_grammar(tok, "gpt_oss", TOOLS, "auto"), thinking=True, thinking_budget=2)
@@ -260,7 +260,7 @@ def test_random_walks_with_thinking_auto_are_valid(harmony_tokenizer):
     import torch
 
     from thinkgate.constraint import BatchMasker, ReasonerGrammar, compile_tool_grammar
-    from thinkgate.constraint.vocabulary import vocabulary_for
+    from thinkgate.constraint.runtime.vocabulary import vocabulary_for
 
     tok = harmony_tokenizer
     schema = {"type": "object", "properties": {"location": {"type": "string", "maxLength": 6}, "days": {"type": "integer", "minimum": 1, "maximum": 5}}, "required": ["location", "days"], "additionalProperties": False}

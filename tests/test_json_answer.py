@@ -19,7 +19,7 @@ from test_constraint_sampling import thinking_tokens
 from test_text_markers import TEXT_THINKER
 from thinkgate import parse
 from thinkgate.constraint import BatchMasker, Phase, ReasonerGrammar, build_structural_tag, compile_tool_grammar
-from thinkgate.constraint.json_answer import answer_schema
+from thinkgate.constraint.grammar.json_answer import answer_schema
 from thinkgate.formats import get_format, is_text
 from thinkgate.requests import answer_reading
 

@@ -14,7 +14,7 @@ from xgrammar.testing import _is_grammar_accept_string as accepts
 
 from helpers import every_split_agrees, normalise, seq_ids, stream_events
 from thinkgate import parse
-from thinkgate.constraint.arguments import parameters_grammar
+from thinkgate.constraint.grammar.arguments import parameters_grammar
 from thinkgate.formats import get_format
 
 FORMATS = ["qwen3_coder", "qwen3_5", "seed_oss", "glm47", "minimax_m2", "deepseek_v3_2"]

@@ -1,4 +1,4 @@
-"""The one-document 2020-12 metaschema (thinkgate.constraint.metaschema) finds in a schema the
+"""The one-document 2020-12 metaschema (thinkgate.constraint.schemas.metaschema) finds in a schema the
 errors the published metaschema finds, at the same places with the same messages."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 from jsonschema_specifications import REGISTRY
 
 from schema_fuzz import tool_schemas
-from thinkgate.constraint.metaschema import DRAFT, flat_metaschema
-from thinkgate.constraint.schema import prepare
+from thinkgate.constraint.schemas.metaschema import DRAFT, flat_metaschema
+from thinkgate.constraint.schemas.schema import prepare
 
 PUBLISHED = jsonschema.Draft202012Validator(jsonschema.Draft202012Validator.META_SCHEMA, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
 FLAT = jsonschema.Draft202012Validator(flat_metaschema(), format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)

@@ -210,7 +210,7 @@ def test_cpu_apply_matches_xgrammar_kernel(allowed_share):
 def test_a_fault_inside_one_request_ends_that_request_alone(tokenizer, monkeypatch):
     """Whatever raises inside a request's matcher or guard (a bug, a bad token id) puts that
     request in ERROR — only end-of-sequence from then on — and the batch goes on."""
-    from thinkgate.constraint.reasoner import FailedRequest
+    from thinkgate.constraint.runtime.reasoner import FailedRequest
 
     g = compile_tool_grammar(tokenizer, "deepseek_v3_1", [GET_WEATHER], "required")
     broken, healthy = ReasonerGrammar(g, thinking=False), ReasonerGrammar(g, thinking=False)

@@ -1,4 +1,4 @@
-"""Routed grammars (agent-size tool sets, see thinkgate.constraint.routed): a router compiled
+"""Routed grammars (agent-size tool sets, see thinkgate.constraint.runtime.routed): a router compiled
 per tool set and one grammar per tool, compiled when a call names it. The threshold is lowered
 (``route_from=1``) so that a 60-tool set is routed and quick to compile here.
 
@@ -18,9 +18,9 @@ import xgrammar as xgr
 from schemas import REALISTIC
 from thinkgate import parse
 from thinkgate.constraint import ReasonerGrammar, compile_tool_grammar, grammar_cache
-from thinkgate.constraint.examples import example_value
-from thinkgate.constraint.structural_tag import build_spec
-from thinkgate.constraint.vocabulary import vocabulary_for
+from thinkgate.constraint.schemas.examples import example_value
+from thinkgate.constraint.grammar.structural_tag import build_spec
+from thinkgate.constraint.runtime.vocabulary import vocabulary_for
 from thinkgate.formats import get_format
 
 
@@ -246,7 +246,7 @@ def test_a_tool_queued_for_the_background_is_compiled_by_the_call_that_needs_it(
     queued, is compiled where it is needed (and the queued task then finds it done)."""
     import threading
 
-    from thinkgate.constraint.routed import _background
+    from thinkgate.constraint.runtime.routed import _background
 
     grammar = compile_tool_grammar(tokenizer, "deepseek_v3_1", TOOLS[:40], "required", route_from=1)
     calls = grammar.calls
@@ -300,7 +300,7 @@ def test_a_token_the_tool_refuses_ends_the_request(tokenizer):
 def test_a_token_that_could_close_a_name_and_open_its_arguments_keeps_the_full_grammar(qwen_tokenizer, monkeypatch):
     """Where a token could close a call object's name and reach into its arguments, the router
     alone would judge it (the tool is not known before it): such a vocabulary is not routed."""
-    from thinkgate.constraint.compiled import GrammarCache
+    from thinkgate.constraint.grammar.compiled import GrammarCache
 
     vocab = vocabulary_for(qwen_tokenizer)
     tools = TOOLS[:4]
@@ -315,8 +315,8 @@ def test_the_shared_token_masks_are_what_they_say(tokenizer):
     """The masks routed matchers share, counted over the whole vocabulary at once, against
     their definitions token by token: tokens that could close a call object ``d`` deep (after
     a quote, from inside a string), and tokens holding a header's last byte before their own."""
-    from thinkgate.constraint.routed import CallGrammars
-    from thinkgate.constraint.vocabulary import pack
+    from thinkgate.constraint.runtime.routed import CallGrammars
+    from thinkgate.constraint.runtime.vocabulary import pack
 
     vocab = vocabulary_for(tokenizer)
     tb, words = vocab.token_bytes, (vocab.size + 31) // 32

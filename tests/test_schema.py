@@ -10,8 +10,8 @@ import jsonschema
 import pytest
 import xgrammar as xgr
 
-from thinkgate.constraint.schema import FORMATS, optional_groups_as_ranges, prepare
-from thinkgate.constraint.vocabulary import vocabulary_for
+from thinkgate.constraint.schemas.schema import FORMATS, optional_groups_as_ranges, prepare
+from thinkgate.constraint.runtime.vocabulary import vocabulary_for
 
 CHECKER = jsonschema.Draft202012Validator.FORMAT_CHECKER
 
@@ -141,7 +141,7 @@ def test_annotations_are_dropped_and_lengths_left_to_the_guard():
 
 
 def test_nodes_follow_refs_patterns_items_and_alternatives():
-    from thinkgate.constraint.schema_nodes import build_nodes
+    from thinkgate.constraint.schemas.schema_nodes import build_nodes
 
     schema = {
         "type": "object",
@@ -219,7 +219,7 @@ def test_bad_parameters_and_options():
 def test_example_values_validate():
     from schemas import REALISTIC
 
-    from thinkgate.constraint.examples import example_value
+    from thinkgate.constraint.schemas.examples import example_value
 
     extra = {"type": "object", "properties": {"a": {"type": "array", "items": {"type": "number", "minimum": 2.5}, "minItems": 2}, "b": {"anyOf": [{"type": "null"}, {"type": "string"}]}, "c": {"type": "string", "pattern": "^[^@]+@[^@]+$"}, "d": {"type": "string", "minLength": 10, "maxLength": 12}, "e": {"$ref": "#/$defs/x"}, "f": {"type": ["null", "boolean"]}}, "required": ["a", "b", "c", "d", "e", "f"], "$defs": {"x": {"const": 3}}}
     for schema in [t["function"]["parameters"] for t in REALISTIC] + [extra]:

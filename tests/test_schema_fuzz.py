@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from schema_fuzz import Walker, refusal_is_named, tool, tool_schemas
 from thinkgate.constraint import compile_tool_grammar
-from thinkgate.constraint.vocabulary import vocabulary_for
+from thinkgate.constraint.runtime.vocabulary import vocabulary_for
 
 CHECKER = jsonschema.Draft202012Validator.FORMAT_CHECKER
 STATS: Counter = Counter()

@@ -14,8 +14,8 @@ from helpers import RandomLogits, allowed, walk
 from schemas import REALISTIC
 from thinkgate import parse
 from thinkgate.constraint import BatchMasker, ReasonerGrammar, compile_tool_grammar
-from thinkgate.constraint.structural_tag import build_spec
-from thinkgate.constraint.vocabulary import vocabulary_for
+from thinkgate.constraint.grammar.structural_tag import build_spec
+from thinkgate.constraint.runtime.vocabulary import vocabulary_for
 from thinkgate.formats import get_format
 from thinkgate.formats.strict import check_strict
 from thinkgate.requests import ChatRequest, RequestOptions, check_options, default_strict, request_options

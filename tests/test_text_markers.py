@@ -76,7 +76,7 @@ WEATHER_TOOL = [{"type": "function", "function": {"name": "get_weather", "parame
 
 def test_a_format_of_ones_own_writes_its_text_markers_with_the_tokenizers_own_token(qwen_tokenizer):
     from thinkgate.constraint import ReasonerGrammar, compile_tool_grammar
-    from thinkgate.constraint.vocabulary import vocabulary_for
+    from thinkgate.constraint.runtime.vocabulary import vocabulary_for
 
     tok = qwen_tokenizer
     tag = tok.convert_tokens_to_ids("<tool_call>")

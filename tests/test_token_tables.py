@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from thinkgate.constraint.vocabulary import TokenTables, pack, vocabulary_for
+from thinkgate.constraint.runtime.vocabulary import TokenTables, pack, vocabulary_for
 
 PIECES = [b" ", b"  ", b"\t", b"\r\n", b"\n\n\n", b'"', b"\\", b"{", b"}", b"]", b"[", b"a", b"\xed", b"\xa0", b"\xbf", b"\xc0", b"\xe6\x9d\xb1", b"\x80"]
 

@@ -106,7 +106,7 @@ def test_processor_directly_with_generate(tiny):
 def test_a_fault_ends_its_row_with_an_error_and_the_batch_goes_on(tiny, monkeypatch):
     """A fault inside one row's guard (before: IndexError out of generate for the whole batch)
     ends that row with finish_reason "error" and a message; the other rows finish as usual."""
-    from thinkgate.constraint.guard import ArgumentsGuard
+    from thinkgate.constraint.runtime.guard import ArgumentsGuard
 
     model, tok = tiny
 

@@ -12,9 +12,9 @@ import xgrammar as xgr
 
 from schemas import GET_WEATHER, REALISTIC
 from thinkgate.constraint import ReasonerGrammar, compile_tool_grammar
-from thinkgate.constraint import compiled as compiled_module
-from thinkgate.constraint.compiled import GrammarCache
-from thinkgate.constraint.vocabulary import vocabulary_for
+from thinkgate.constraint.grammar import compiled as compiled_module
+from thinkgate.constraint.grammar.compiled import GrammarCache
+from thinkgate.constraint.runtime.vocabulary import vocabulary_for
 from test_text_markers import TEXT_HERMES
 from thinkgate.formats import DEEPSEEK_V3_1
 

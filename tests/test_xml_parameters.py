@@ -15,7 +15,7 @@ from helpers import every_split_agrees
 from test_constraint_sampling import check, sample_batch
 from thinkgate import StreamParser, parse
 from thinkgate.constraint import ReasonerGrammar, compile_tool_grammar
-from thinkgate.constraint.vocabulary import vocabulary_for
+from thinkgate.constraint.runtime.vocabulary import vocabulary_for
 from thinkgate.formats import GLM45, MINIMAX_M2, QWEN3_CODER, get_format
 
 WEATHER_SCHEMA = {
@@ -214,7 +214,7 @@ def test_every_key_the_grammar_writes_is_a_name_the_parser_reads():
     """A parameter's name is text between markers: a declared name the parser would refuse
     (a space, a quote, '=') is refused up front, and free keys get identifier names (xgrammar
     otherwise wrote any characters, or names past the parser's 256)."""
-    from thinkgate.constraint.structural_tag import build_spec
+    from thinkgate.constraint.grammar.structural_tag import build_spec
 
     spaced = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {"two words": {"type": "string"}}}}}]
     build_spec("deepseek_v3_1", spaced, "required")  # JSON keys may be anything
@@ -237,7 +237,7 @@ def test_a_string_length_in_a_parameter_format_is_said_once_to_be_costly(caplog)
     """xgrammar holds a parameter's string length itself (the guard follows no parameter
     values), at a cost of up to tens of ms a row per step: the operator is told, once per tool
     and format, and JSON formats (whose guard holds lengths) say nothing."""
-    from thinkgate.constraint.structural_tag import build_spec
+    from thinkgate.constraint.grammar.structural_tag import build_spec
 
     tools = [{"type": "function", "function": {"name": "note_once", "parameters": {"type": "object", "properties": {"title": {"type": "string", "maxLength": 30}}}}}]
     with caplog.at_level("WARNING", logger="thinkgate.constraint"):
@@ -330,7 +330,7 @@ def test_the_grammar_lets_no_whitespace_around_a_value_but_the_padding(fmt):
     # xgrammar's XML styles allow any whitespace around an enum's or a bounded string's value;
     # the parser keeps it, so the grammar must not write it, or "\n  ab  \n" passes the grammar
     # and fails the schema.
-    from thinkgate.constraint.structural_tag import build_spec
+    from thinkgate.constraint.grammar.structural_tag import build_spec
 
     grammar = xgr.Grammar.from_structural_tag(json.dumps(build_spec(fmt, SPACED, "required").tag))
     x = fmt.tools.xml

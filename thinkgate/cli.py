@@ -37,7 +37,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     import jsonschema
 
     from .constraint import build_structural_tag
-    from .constraint.examples import example_value
+    from .constraint.schemas.examples import example_value
 
     fmt = checks.known_format(args.format)
     tools = checks.tools(args.tools)
@@ -75,7 +75,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     if tokenizer is not None:
         import xgrammar as xgr
 
-        from .constraint.vocabulary import vocabulary_for
+        from .constraint.runtime.vocabulary import vocabulary_for
 
         matcher = xgr.GrammarMatcher(vocabulary_for(tokenizer).compiler.compile_structural_tag(tag))
         ids = tokenizer.encode(example, add_special_tokens=False)

@@ -251,7 +251,7 @@ def quiet_transformers() -> Iterator[None]:
 def tokenizer_fits(fmt: Any, tokenizer: Any, what: str) -> Any:
     """``tokenizer``, checked to hold the format's markers as tokens (``--format qwen3`` on a
     DeepSeek model), before the model's weights load."""
-    from .constraint.compiled import check_markers
+    from .constraint.grammar.compiled import check_markers
     from .formats.tokens import single_token_id
 
     try:

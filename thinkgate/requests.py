@@ -101,7 +101,7 @@ def request_options(extra_args: Optional[dict]) -> Optional[RequestOptions]:
         raise ValueError(f"thinkgate option 'max_whitespace' must be a non-negative integer or null, not {ws!r}")
     if raw.get("unsupported", "error") not in ("error", "relax"):
         raise ValueError(f"thinkgate option 'unsupported' must be 'error' or 'relax', not {raw['unsupported']!r}")
-    from .constraint.json_answer import answer_schema
+    from .constraint.grammar.json_answer import answer_schema
 
     answer_schema(raw.get("response_format"))  # its shape; the schema itself at check_options
     if "strict" in raw:
@@ -111,9 +111,9 @@ def request_options(extra_args: Optional[dict]) -> Optional[RequestOptions]:
 
 @functools.lru_cache(maxsize=1024)
 def _checked(options_json: str) -> None:
-    from .constraint.compile_budget import check_spec
-    from .constraint.compiled import check_tag
-    from .constraint.structural_tag import build_spec
+    from .constraint.grammar.compile_budget import check_spec
+    from .constraint.grammar.compiled import check_tag
+    from .constraint.grammar.structural_tag import build_spec
 
     opts = RequestOptions(**json.loads(options_json))
     spec = build_spec(opts.format, opts.tools, opts.tool_choice, opts.parallel_tool_calls, unsupported=opts.unsupported, max_whitespace=opts.max_whitespace, response_format=opts.response_format, strict=opts.strict)
@@ -128,7 +128,7 @@ def check_options(opts: RequestOptions, tokenizer: Any = None) -> None:
     tokenizer, that it has the format's markers."""
     _checked(opts.to_json())
     if tokenizer is not None:
-        from .constraint.compiled import check_markers
+        from .constraint.grammar.compiled import check_markers
 
         check_markers(get_format(opts.format), lambda m: single_token_id(tokenizer, m))
 
@@ -138,7 +138,7 @@ def calls_may_come(tools: Any, tool_choice: Any) -> bool:
     """Whether an output under these may call tools (the choice resolved as the grammar resolves
     it: ``allowed_tools`` naming none is ``none``). Where it may, the tool markup's token written
     while thinking is read as the calls' start, as the grammar reads it; else as reasoning."""
-    from .constraint.structural_tag import resolve_tool_choice, tool_declarations
+    from .constraint.grammar.structural_tag import resolve_tool_choice, tool_declarations
 
     return resolve_tool_choice(tool_choice, tool_declarations(tools))[0] != "none"
 
@@ -148,8 +148,8 @@ def answer_reading(format: Any, tools: Any, tool_choice: Any, response_format: A
     format that reads an answer starting with ``{`` as calls (Llama 3.x's bare JSON calls) it is
     read verbatim (``reasoning_only``) where no call can come: tool_choice ``none`` or no tools
     (``auto`` with a JSON answer is refused there, and ``required`` leaves no answer)."""
-    from .constraint.json_answer import answer_schema
-    from .constraint.structural_tag import resolve_tool_choice, tool_declarations
+    from .constraint.grammar.json_answer import answer_schema
+    from .constraint.grammar.structural_tag import resolve_tool_choice, tool_declarations
 
     fmt = get_format(format)
     if answer_schema(response_format) is None or not fmt.tools.holds_calls("{"):
@@ -219,7 +219,7 @@ class ChatRequest(BaseModel):
     @field_validator("response_format")
     @classmethod
     def _response_format(cls, value: Optional[dict[str, Any]]) -> Optional[dict[str, Any]]:
-        from .constraint.json_answer import answer_schema
+        from .constraint.grammar.json_answer import answer_schema
 
         answer_schema(value)  # the shape; the schema is checked with the tools' (check_options)
         return value

@@ -109,7 +109,7 @@ def test_admission_compiles_the_grammar_the_engine_step_reads(llm):
 def test_a_request_the_grammar_ended_says_error(llm, monkeypatch):
     """A fault inside the engine's processor ends that request (finish_reason "error" with the
     reason, read again from its tokens), and the other requests of the batch finish as usual."""
-    from thinkgate.constraint.guard import ArgumentsGuard
+    from thinkgate.constraint.runtime.guard import ArgumentsGuard
 
     def explode(self, row, multi=True):
         raise IndexError("a fault in the guard")

@@ -50,7 +50,7 @@ from vllm.v1.worker.gpu.sample.logits_processor.interface import LogitsContext, 
 from helpers import grammar_state
 from schemas import GET_WEATHER, SET_ALARM
 from thinkgate.constraint import BatchMasker, ReasonerGrammar, compile_tool_grammar
-from thinkgate.constraint.reasoner import Phase
+from thinkgate.constraint.runtime.reasoner import Phase
 from thinkgate.formats import DEEPSEEK_R1, DEEPSEEK_V3_1
 from thinkgate.integrations.vllm import ThinkgateLogitsProcessor
 from thinkgate.requests import OPTION_KEY, request_options

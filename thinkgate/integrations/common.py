@@ -83,7 +83,7 @@ def relaxed_tools(format: str, tools: Optional[list], tool_choice: Any, strict: 
     prepared schema: the keywords thinkgate cannot enforce dropped), for the parser to check
     calls against, and what was dropped. ``exported``: the grammar is the exported structural
     tag alone (an engine's own structured output), which drops more (see
-    :mod:`thinkgate.constraint.schema_exact`)."""
+    :mod:`thinkgate.constraint.schemas.schema_exact`)."""
     return _relaxed(format, json.dumps(tools, sort_keys=True, ensure_ascii=False), json.dumps(tool_choice, sort_keys=True), strict, exported)
 
 
@@ -101,9 +101,9 @@ def enforced_schemas(format: str, tools: Optional[list], tool_choice: Any, stric
 
 @functools.lru_cache(maxsize=256)
 def _relaxed(format: str, tools_json: str, choice_json: str, strict: int, exported: bool) -> Relaxed:
-    from ..constraint.schema import prepare
-    from ..constraint.schema_exact import exact_schema
-    from ..constraint.structural_tag import resolve_tool_choice, tool_declarations, tool_levels
+    from ..constraint.schemas.schema import prepare
+    from ..constraint.schemas.schema_exact import exact_schema
+    from ..constraint.grammar.structural_tag import resolve_tool_choice, tool_declarations, tool_levels
 
     t = get_format(format).tools
     choice, declared = resolve_tool_choice(json.loads(choice_json), tool_declarations(json.loads(tools_json)))

@@ -40,8 +40,8 @@ from typing import Any, Optional
 import torch
 
 from ..constraint import BatchMasker, ReasonerGrammar, compile_tool_grammar
-from ..constraint.reasoner import FailedRequest
-from ..constraint.vocabulary import vocabulary_for
+from ..constraint.runtime.reasoner import FailedRequest
+from ..constraint.runtime.vocabulary import vocabulary_for
 from ..formats import ChatFormat, get_format
 from ..formats import names as format_names
 from ..parsing import ContentDelta, ReasoningDelta, ReasoningEnd, StreamParser, ToolCallArgumentsDelta, ToolCallStart, parse

@@ -16,7 +16,7 @@ import torch
 from transformers import LogitsProcessor, LogitsProcessorList, StoppingCriteria, StoppingCriteriaList
 
 from ..constraint import BatchSteps, Phase, ReasonerGrammar, compile_tool_grammar
-from ..constraint.batch_steps import id_table
+from ..constraint.runtime.batch_steps import id_table
 from ..formats import ChatFormat, get_format
 from ..formats.templates import apply_chat_template
 from ..parsing import Message, StreamParser

@@ -25,8 +25,8 @@ import numpy as np
 import torch
 
 from ..constraint import BatchMasker, ReasonerGrammar, compile_tool_grammar
-from ..constraint.batch import clear_ids
-from ..constraint.reasoner import FailedRequest
+from ..constraint.runtime.batch import clear_ids
+from ..constraint.runtime.reasoner import FailedRequest
 from ..requests import RequestOptions, request_options
 from ..requests import check_options as check_request
 
@@ -229,7 +229,7 @@ class ThinkgateLogitsProcessor(_V1, _V2):  # type: ignore[misc]
 
     def _stop_ids(self) -> tuple[int, ...]:
         try:
-            from ..constraint.vocabulary import vocabulary_for
+            from ..constraint.runtime.vocabulary import vocabulary_for
 
             return vocabulary_for(self.tokenizer, self.vocab_size).stop_token_ids
         except Exception:

@@ -512,7 +512,7 @@ class ThinkgateToolParser(ToolParser):
         hold is refused by name."""
         from vllm.sampling_params import StructuredOutputsParams
 
-        from ..constraint.structural_tag import build_structural_tag
+        from ..constraint.grammar.structural_tag import build_structural_tag
 
         for refusal in (path.refusal, vllm_paths.request_can_hold(request)):
             if refusal:

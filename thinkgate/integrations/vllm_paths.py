@@ -377,7 +377,7 @@ def structured_outputs_tag(tag: dict, fmt: ChatFormat, stage: Thinking, tokenize
     stage ``True`` free tokens up to the close marker, ``"auto"`` that or the answer at once,
     ``False`` the answer. Free thinking excludes control tokens (the tool markup's among them:
     thinking closes before a call), as the answer's free text does."""
-    from ..constraint.tag_elements import const, either, reasoning, seq, structural_tag, token, token_dispatch
+    from ..constraint.grammar.tag_elements import const, either, reasoning, seq, structural_tag, token, token_dispatch
 
     if stage is False or not fmt.reasoning.present:
         return tag
@@ -398,7 +398,7 @@ def structured_outputs_tag(tag: dict, fmt: ChatFormat, stage: Thinking, tokenize
         if stage is True:
             return structural_tag(seq([reasoning(None, str(r.close)), then]))
         return structural_tag(either([seq([reasoning(str(r.open), str(r.close)), then]), answer]))
-    from ..constraint.vocabulary import vocabulary_for
+    from ..constraint.runtime.vocabulary import vocabulary_for
     from ..formats.tokens import own_text
 
     control = vocabulary_for(tokenizer, text=own_text(fmt)).control_ids

@@ -43,8 +43,8 @@ from typing import Any, Optional
 import numpy as np
 import xgrammar as xgr
 
-from .compile_budget import compile_tag
-from .future_cache import FutureCache
+from ..grammar.compile_budget import compile_tag
+from ..grammar.future_cache import FutureCache
 from .guard import ARGS, HEADER, RAW, ArgumentsGuard
 from .vocabulary import pack
 

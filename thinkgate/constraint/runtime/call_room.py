@@ -23,10 +23,10 @@ from typing import TYPE_CHECKING, Optional
 import torch
 import xgrammar as xgr
 
-from .examples import example_value
+from ..schemas.examples import example_value
 
 if TYPE_CHECKING:
-    from .compiled import ToolGrammar
+    from ..grammar.compiled import ToolGrammar
 
 log = logging.getLogger("thinkgate.constraint")
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..formats import is_text
-from ..formats.base import template_parts
+from ...formats import is_text
+from ...formats.base import template_parts
 from .arguments import call_object_headers, call_object_schema, parameters_grammar, parameters_schema, router_call_object_schema
 from .json_answer import answer_at_start
 from .literal_arguments import literal_arguments_element

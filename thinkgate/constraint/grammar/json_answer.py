@@ -8,7 +8,7 @@ The shapes OpenAI's chat API takes::
 
 Under a JSON format the answer (the content after ``</think>``) is one JSON object, after at
 most a little whitespace, and then the output ends; thinking stays free. The schema is prepared
-as a tool's parameters are (:func:`~thinkgate.constraint.schema.prepare`: the same checks, the
+as a tool's parameters are (:func:`~thinkgate.constraint.schemas.schema.prepare`: the same checks, the
 same ``unsupported`` policy, string lengths held by the run-time guard), and must describe an
 object, as OpenAI's structured outputs require: the guard finds the answer by its ``{``.
 ``strict`` is read and not needed: the answer is always held to the schema.
@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Optional
 
-from .schema import PreparedSchema, prepare
+from ..schemas.schema import PreparedSchema, prepare
 from .tag_elements import LEADING_WHITESPACE, Element, TagRequest, either, json_schema, regex, seq
 
 WHERE = "response_format"

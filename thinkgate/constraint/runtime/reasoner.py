@@ -30,9 +30,9 @@ import numpy as np
 import torch
 import xgrammar as xgr
 
-from ..formats import Thinking
-from ..formats.tokens import thinking_from_prompt
-from .compiled import ToolGrammar
+from ...formats import Thinking
+from ...formats.tokens import thinking_from_prompt
+from ..grammar.compiled import ToolGrammar
 from .call_room import shortest_answer
 from .guard import ArgumentsGuard
 from .routed import RoutedMatcher

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import xgrammar as xgr
 
-from ..formats.tokens import default_stop_ids, single_token_id, written_as_text
+from ...formats.tokens import default_stop_ids, single_token_id, written_as_text
 
 _POISON = b"\xff"
 

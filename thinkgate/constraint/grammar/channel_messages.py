@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Optional
 
-from ..formats import ChatFormat
+from ...formats import ChatFormat
 from .tag_elements import Element, TagRequest, any_text, any_tokens, const, either, json_schema, seq
 
 

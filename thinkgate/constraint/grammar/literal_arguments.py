@@ -27,8 +27,8 @@ import json
 import re
 from typing import Any, Optional
 
-from ..formats.base import ANNOTATIONS
-from .schema_nodes import resolve_ref
+from ...formats.base import ANNOTATIONS
+from ..schemas.schema_nodes import resolve_ref
 from .tag_elements import Element, const, either, json_schema, optional, regex, seq, star
 from .free_text import text_grammar, text_without
 

@@ -10,9 +10,9 @@ import re
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Optional
 
-from ..formats.base import admits_free_keys
-from .schema_checks import subschemas
-from .schema_nodes import call_object_node
+from ...formats.base import admits_free_keys
+from ..schemas.schema_checks import subschemas
+from ..schemas.schema_nodes import call_object_node
 
 if TYPE_CHECKING:
     from .structural_tag import ToolSpec

@@ -14,15 +14,15 @@ from typing import Any, Callable, Optional
 import numpy as np
 import xgrammar as xgr
 
-from ..formats import ChatFormat, get_format, is_text
+from ...formats import ChatFormat, get_format, is_text
 from .compile_budget import CompileTimeout, check_spec, compile_tag, deadline, risky
 from .future_cache import FutureCache
-from .guard import MaskCache
-from .routed import ROUTE_FROM, CallGrammars, RoutedCalls, call_heads, tag_key
-from ..formats.strict import DEFAULT_STRICT, check_strict
+from ..runtime.guard import MaskCache
+from ..runtime.routed import ROUTE_FROM, CallGrammars, RoutedCalls, call_heads, tag_key
+from ...formats.strict import DEFAULT_STRICT, check_strict
 from .structural_tag import DEFAULT_MAX_WHITESPACE, GrammarSpec, build_spec
-from ..formats.tokens import own_text
-from .vocabulary import Vocabulary, vocabulary_for
+from ...formats.tokens import own_text
+from ..runtime.vocabulary import Vocabulary, vocabulary_for
 
 
 @dataclass
@@ -289,7 +289,7 @@ _CACHES_LOCK = threading.Lock()
 
 def grammar_cache(tokenizer: Any, vocab_size: Optional[int] = None, text: frozenset[str] = frozenset()) -> GrammarCache:
     """The cache of ``tokenizer`` (one ``GrammarCompiler`` and one LRU per tokenizer, and per
-    what a format of one's own writes as text: see :class:`~thinkgate.constraint.vocabulary.Vocabulary`)."""
+    what a format of one's own writes as text: see :class:`~thinkgate.constraint.runtime.vocabulary.Vocabulary`)."""
     vocab = vocabulary_for(tokenizer, vocab_size, text=text)
     with _CACHES_LOCK:
         cache = _CACHES.get(id(vocab))

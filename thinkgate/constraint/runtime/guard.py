@@ -34,7 +34,7 @@ from typing import Optional
 
 import numpy as np
 
-from .schema_nodes import Node
+from ..schemas.schema_nodes import Node
 from .vocabulary import TokenTables, pack
 
 _QUOTE, _BACKSLASH = 0x22, 0x5C

@@ -31,7 +31,7 @@ from typing import Any, Iterator, Optional
 
 import xgrammar as xgr
 
-from .vocabulary import compile_threads
+from ..runtime.vocabulary import compile_threads
 
 try:  # (Python 3.11's name; sre_parse before it)
     from re import _parser as _sre

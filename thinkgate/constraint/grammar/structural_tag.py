@@ -15,15 +15,15 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any, Optional
 
-from ..formats import ChatFormat, Thinking, get_format, is_text
-from ..formats.strict import DEFAULT_STRICT, check_strict, function_strict, tool_level
+from ...formats import ChatFormat, Thinking, get_format, is_text
+from ...formats.strict import DEFAULT_STRICT, check_strict, function_strict, tool_level
 from . import channel_messages, json_calls, marked_calls
 from .json_answer import answer_tag, holds_answer, prepare_answer
-from .schema import PreparedSchema, prepare
-from .schema_exact import exact_schema, exact_strings
-from .schema_nodes import Node
+from ..schemas.schema import PreparedSchema, prepare
+from ..schemas.schema_exact import exact_schema, exact_strings
+from ..schemas.schema_nodes import Node
 from .tag_elements import NAME_FORBIDDEN, Markers, TagRequest, any_text, any_tokens, const, either, reasoning, seq, structural_tag
-from ..formats.tokens import own_text
+from ...formats.tokens import own_text
 
 DEFAULT_MAX_WHITESPACE = 8
 # One grammar module per layout, named as the layout is (see thinkgate.formats.LAYOUTS).
@@ -368,7 +368,7 @@ def build_structural_tag(
     ``{"type": "allowed_tools", "allowed_tools": {"mode": ..., "tools": [...]}}``.
     ``parallel_tool_calls=False`` allows exactly one call. ``response_format`` (OpenAI's
     ``json_schema`` or ``json_object``) holds the answer to JSON (see
-    :mod:`~thinkgate.constraint.json_answer`). With ``tokenizer``, markers are
+    :mod:`~thinkgate.constraint.grammar.json_answer`). With ``tokenizer``, markers are
     single tokens and control tokens cannot appear in text; arguments follow each tool's schema
     with at most ``max_whitespace`` whitespace characters in a row.
 
@@ -382,7 +382,7 @@ def build_structural_tag(
     """
     ids = control = None
     if tokenizer is not None:
-        from .vocabulary import vocabulary_for
+        from ..runtime.vocabulary import vocabulary_for
 
         fmt = get_format(format)
         vocab = vocabulary_for(tokenizer, text=own_text(fmt))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..formats import is_text
+from ...formats import is_text
 from .arguments import call_object_headers, call_object_schema, router_call_object_schema
 from .json_answer import answer_at_start
 from .tag_elements import (

@@ -11,8 +11,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from ..formats import ChatFormat, is_text
-from ..formats.base import TemplatePart
+from ...formats import ChatFormat, is_text
+from ...formats.base import TemplatePart
 from .free_text import text_without
 
 Element = dict[str, Any]
