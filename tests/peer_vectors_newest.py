@@ -1,0 +1,295 @@
+"""The peers' own test vectors for the newest families (issue 35's measurement), as data.
+
+deepseek_v3_2 (DSML), deepseek_v4, minimax_m2, qwen3_5, gemma4 and kimi_k3: each vector is a
+model output from a peer's test (vLLM's tests/tool_parsers and tests/reasoning, SGLang's
+test/registered unit tests, llama.cpp's tests/test-chat.cpp), what that test expects of it
+(reasoning, content, calls by name and arguments, how many calls are broken), the tools the test
+gives, the chunks the test streams it in, and its origin (repository, file, test, commit). They
+are facts lifted from the peers' tests, not their code.
+
+Every vector is read on three paths (:data:`PATHS`): whole, in the peer's own chunks and one
+character at a time. :func:`failures` says, per path, where thinkgate's reading differs from the
+expectation; ``tests/test_peer_cases_newest.py`` asserts it is empty and
+``benchmarks/peer_vectors.py`` counts the vectors that pass.
+
+Conventions (as in ``tests/test_peer_cases.py``):
+
+* ``content=None``: the peer expects no content (``None`` or ``""``); ``ANY``: the test does not
+  look at it.
+* ``why``: thinkgate differs from the peer on purpose (verbatim text, reasoning split from the
+  answer, a broken call reported rather than repaired); the vector then holds thinkgate's reading.
+* ``xfail``: ``"issue 35 point N: ..."``, where thinkgate fails today and issue 35 says it should
+  read the output as the peer does. The lead flips these as the points land.
+* vLLM's tool parsers run without their reasoning parser: they see the reasoning as content, so
+  their vectors are read with ``thinking=False`` unless the test gives a reasoning parser.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, NamedTuple
+
+from thinkgate.parsing import StreamParser
+
+ANY = object()  # the peer's test does not check this part
+PATHS = ("whole", "chunks", "chars")
+
+
+class Vector(NamedTuple):
+    id: str  # format/peer/test
+    fmt: str
+    text: str
+    calls: list  # [(name, arguments as a dict)]
+    content: Any = ANY
+    reasoning: Any = ANY
+    invalid: int = 0  # how many calls are reported invalid
+    thinking: Any = False
+    tools: list | None = None
+    chunks: Any = None  # the peer's chunks: a list, "lines" (each ending in its newline), or a size
+    origin: str = ""  # repository, file, test, commit
+    why: str = ""  # thinkgate differs from the peer on purpose
+    xfail: str = ""  # "issue 35 point N: ..." where thinkgate fails today
+
+
+VECTORS: dict[str, Vector] = {}
+
+
+def add(v: Vector) -> None:
+    assert v.id not in VECTORS, v.id
+    assert v.id.startswith(v.fmt + "/"), v.id
+    assert not (v.why and v.xfail), v.id  # a difference on purpose is asserted, never xfail
+    assert not v.xfail or v.xfail.startswith("issue 35 point "), v.id
+    VECTORS[v.id] = v
+
+
+def fn(name: str, required: list | None = None, /, **props: Any) -> dict:
+    params: dict = {"type": "object", "properties": props}
+    if required:
+        params["required"] = required
+    return {"type": "function", "function": {"name": name, "parameters": params}}
+
+
+S = {"type": "string"}
+I = {"type": "integer"}
+N = {"type": "number"}
+B = {"type": "boolean"}
+O = {"type": "object"}
+A = {"type": "array"}
+
+VLLM_NO_REASONING = "vLLM's tool parser runs without its reasoning parser: its content is thinkgate's reasoning"
+
+
+# --------------------------------------------------------------------------------------------
+# running a vector
+# --------------------------------------------------------------------------------------------
+def peer_chunks(v: Vector) -> list[str]:
+    if v.chunks is None:
+        return [v.text]
+    if v.chunks == "lines":
+        return v.text.splitlines(keepends=True) or [""]
+    if isinstance(v.chunks, int):
+        return [v.text[i : i + v.chunks] for i in range(0, len(v.text), v.chunks)] or [""]
+    assert "".join(v.chunks) == v.text, v.id
+    return list(v.chunks)
+
+
+def path_chunks(v: Vector, path: str) -> list[str]:
+    return {"whole": lambda: [v.text], "chunks": lambda: peer_chunks(v), "chars": lambda: list(v.text)}[path]()
+
+
+def read(v: Vector, path: str):
+    """The message thinkgate reads from ``v`` fed in the chunks of ``path``."""
+    parser = StreamParser(v.fmt, v.thinking, v.tools)
+    for chunk in path_chunks(v, path):
+        parser.feed_events(chunk)
+    parser.finish_events()
+    return parser.message
+
+
+def _calls(message) -> list:
+    out = []
+    for c in message.tool_calls:
+        try:
+            out.append((c.name, json.loads(c.arguments)))
+        except ValueError:
+            out.append((c.name, c.arguments))
+    return out
+
+
+def mismatches(v: Vector, message) -> list[str]:
+    """What in ``message`` differs from ``v``'s expectation (empty: it passes)."""
+    out = []
+    if _calls(message) != v.calls:
+        out.append(f"calls {_calls(message)!r} != {v.calls!r}")
+    if len(message.invalid_tool_calls) != v.invalid:
+        out.append(f"{len(message.invalid_tool_calls)} invalid calls != {v.invalid}: {[c.text for c in message.invalid_tool_calls]!r}")
+    if v.content is not ANY and (message.content or None) != v.content:
+        out.append(f"content {message.content!r} != {v.content!r}")
+    if v.reasoning is not ANY and (message.reasoning_content or None) != v.reasoning:
+        out.append(f"reasoning {message.reasoning_content!r} != {v.reasoning!r}")
+    return out
+
+
+def failures(v: Vector) -> dict[str, list[str]]:
+    """Per path, what differs from the expectation (a path that passes is left out); a parser
+    that raises fails that path with the error's line."""
+    out = {}
+    for path in PATHS:
+        try:
+            bad = mismatches(v, read(v, path))
+        except Exception as e:  # noqa: BLE001 - a crash is one more way to fail a vector
+            bad = [f"{type(e).__name__}: {e}"]
+        if bad:
+            out[path] = bad
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# deepseek_v3_2 (DSML): vLLM tests/tool_parsers/test_deepseekv32_tool_parser.py
+# --------------------------------------------------------------------------------------------
+FC = ("<｜DSML｜function_calls>", "</｜DSML｜function_calls>")
+INV = '<｜DSML｜invoke name="'
+INV_END = "</｜DSML｜invoke>"
+PAR = '<｜DSML｜parameter name="'
+PAR_END = "</｜DSML｜parameter>"
+
+
+def dsml_param(key: str, value: Any, string: bool = True) -> str:
+    return f'{PAR}{key}" string="{"true" if string else "false"}">{value}{PAR_END}'
+
+
+def dsml_invoke(name: str, params: str, sep: str = "\n") -> str:
+    """One invoke as the tests write it: ``params`` is the joined parameter text."""
+    return f'{INV}{name}">\n{params}{sep}{INV_END}\n'
+
+
+def dsml_block(*invokes: str, block=FC) -> str:
+    return block[0] + "\n" + "".join(invokes) + block[1]
+
+
+def vllm32_call(name: str, params: dict) -> str:
+    """vLLM's ``build_tool_call``: string parameters back to back, then a newline."""
+    return dsml_block(dsml_invoke(name, "".join(dsml_param(k, v) for k, v in params.items())))
+
+
+def dsml_lines(name: str, *params: str, block=FC) -> str:
+    """A call as most of the tests write it: each parameter on its own line."""
+    return dsml_block(f'{INV}{name}">\n' + "".join(p + "\n" for p in params) + INV_END + "\n", block=block)
+
+
+V32 = "vllm-project/vllm tests/tool_parsers/test_deepseekv32_tool_parser.py @00816550e740a13736f7ef9921097d51a3f01ede::"
+
+
+def v32(test: str, text: str, calls: list, **kw: Any) -> None:
+    add(Vector(f"deepseek_v3_2/vllm/{test}", "deepseek_v3_2", text, calls, origin=V32 + test, **kw))
+
+
+WEATHER_LOC = fn("get_weather", location=S)
+v32("test_no_tool_call", "just some text", [], content="just some text")
+v32("test_single_tool_no_params", dsml_block(dsml_invoke("get_time", "", sep="")), [("get_time", {})])
+v32("test_single_tool_with_params", vllm32_call("get_weather", {"location": "SF", "date": "2024-01-16"}),
+    [("get_weather", {"location": "SF", "date": "2024-01-16"})])
+v32("test_content_before_tool_call", "Sure, let me check! " + vllm32_call("get_weather", {"location": "NYC"}),
+    [("get_weather", {"location": "NYC"})], content="Sure, let me check! ")
+v32("test_no_content_prefix_returns_none", vllm32_call("get_weather", {"location": "NYC"}), [("get_weather", {"location": "NYC"})], content=None)
+v32("test_multiple_tools", dsml_block(
+    dsml_invoke("get_weather", dsml_param("location", "SF")), dsml_invoke("get_weather", dsml_param("location", "NYC"))),
+    [("get_weather", {"location": "SF"}), ("get_weather", {"location": "NYC"})])
+TOGGLE = [fn("toggle", enabled=B, count=I)]
+TOGGLE_TEXT = dsml_lines("toggle", dsml_param("enabled", "true", False), dsml_param("count", 42, False))
+v32("test_type_conversion_in_non_streaming", TOGGLE_TEXT, [("toggle", {"enabled": True, "count": 42})], tools=TOGGLE)
+SCORE = [fn("score", value=I)]
+v32("test_string_attr_true_coerced_by_schema", dsml_lines("score", dsml_param("value", 42)), [("score", {"value": 42})], tools=SCORE)
+v32("test_string_attr_false_allows_schema_conversion", dsml_lines("score", dsml_param("value", 42, False)), [("score", {"value": 42})], tools=SCORE)
+TIMER_SCHEMA = {
+    "wait": {"anyOf": [
+        {"type": "object", "properties": {"type": {"const": "until"}, "date": S}},
+        {"type": "object", "properties": {"type": {"const": "for"}, "minutes": N}},
+    ]},
+    "patches": {"oneOf": [{"type": "array", "items": O}, {"type": "null"}]},
+}
+WAIT = '{"type":"for","minutes":2880}'
+PATCHES = '[{"op":"replace","path":"/schedule","value":"quiet"}]'
+TIMER_ARGS = {"wait": {"type": "for", "minutes": 2880}, "patches": [{"op": "replace", "path": "/schedule", "value": "quiet"}]}
+v32("test_composed_schema_converts_object_and_array_params",
+    dsml_lines("set_timer", dsml_param("wait", WAIT, False), dsml_param("patches", PATCHES, False)),
+    [("set_timer", TIMER_ARGS)], tools=[fn("set_timer", **TIMER_SCHEMA)])
+v32("test_string_attr_true_coerced_by_composed_schema", dsml_lines("set_timer", dsml_param("wait", WAIT)),
+    [("set_timer", {"wait": {"type": "for", "minutes": 2880}})], tools=[fn("set_timer", wait={"anyOf": [O, {"type": "null"}]})])
+v32("test_arguments_wrapper_repaired", dsml_lines("get_weather", dsml_param("arguments", '{"location":"Beijing"}', False)),
+    [("get_weather", {"arguments": {"location": "Beijing"}})], tools=[WEATHER_LOC],
+    why="the model wrote a parameter named arguments: thinkgate keeps what it wrote (the schema leaves other keys free), "
+    "where vLLM unwraps it")
+v32("test_input_wrapper_repaired", dsml_lines("get_weather", dsml_param("input", '{"location":"Beijing"}')),
+    [("get_weather", {"input": '{"location":"Beijing"}'})], tools=[WEATHER_LOC],
+    why="the model wrote a string parameter named input: thinkgate keeps what it wrote, where vLLM unwraps it")
+UPDATE = [fn("update", tags=A, meta=O)]
+UPDATE_TEXT = dsml_lines("update", dsml_param("tags", '["a", "b"]', False), dsml_param("meta", '{"k": 1}', False))
+v32("test_object_and_array_params", UPDATE_TEXT, [("update", {"tags": ["a", "b"], "meta": {"k": 1}})], tools=UPDATE)
+v32("test_number_param", dsml_lines("measure", dsml_param("ratio", 3.14, False), dsml_param("whole", "5.0", False)),
+    [("measure", {"ratio": 3.14, "whole": 5.0})], tools=[fn("measure", ratio=N, whole=N)])
+v32("test_multi_typed_schema", dsml_lines("set_val", dsml_param("count", 42, False), dsml_param("label", "hello", False)),
+    [("set_val", {"count": 42, "label": "hello"})], tools=[fn("set_val", count={"type": ["integer", "null"]}, label={"type": ["string", "null"]})])
+CLEAR = [fn("clear", value={"type": ["integer", "null"]})]
+v32("test_multi_typed_null_value", dsml_lines("clear", dsml_param("value", "null", False)), [("clear", {"value": None})], tools=CLEAR)
+v32("test_null_coerced_back_to_string_by_schema", dsml_lines("echo", dsml_param("text", "null", False)), [("echo", {"text": "null"})],
+    tools=[fn("echo", text=S)])
+v32("test_no_schema_parses_json", dsml_lines("unknown_fn", dsml_param("count", 42, False), dsml_param("flag", "true", False)),
+    [("unknown_fn", {"count": 42, "flag": True})])
+# streaming: the test feeds the output line by line (or in fixed-size pieces)
+v32("test_plain_content_no_tool", "Hello, world!", [], content="Hello, world!", chunks="lines")
+v32("test_single_tool_streaming", vllm32_call("get_weather", {"location": "SF"}), [("get_weather", {"location": "SF"})], chunks="lines")
+v32("test_tool_name_emitted", vllm32_call("my_func", {"x": "1"}), [("my_func", {"x": "1"})], chunks="lines")
+v32("test_content_before_tool_call_streaming", "Thinking... " + vllm32_call("fn", {"a": "b"}), [("fn", {"a": "b"})],
+    content="Thinking... ", chunks="lines")
+v32("test_type_conversion_in_streaming", dsml_lines("add", dsml_param("x", 3, False), dsml_param("y", 4, False)),
+    [("add", {"x": 3, "y": 4})], tools=[fn("add", x=I, y=I)], chunks="lines")
+v32("test_string_attr_true_coerced_by_schema_streaming", dsml_lines("score", dsml_param("value", 42)), [("score", {"value": 42})],
+    tools=SCORE, chunks="lines")
+v32("test_composed_schema_conversion_in_streaming",
+    dsml_lines("set_timer", dsml_param("wait", WAIT, False), dsml_param("patches", PATCHES, False)),
+    [("set_timer", TIMER_ARGS)], tools=[fn("set_timer", wait={"anyOf": [O, {"type": "null"}]}, patches=TIMER_SCHEMA["patches"])], chunks="lines")
+v32("test_responses_function_tool_schema_in_streaming", TOGGLE_TEXT, [("toggle", {"enabled": True, "count": 42})], tools=TOGGLE, chunks="lines")
+COERCE = [fn("coerce", union_value={"type": ["null", "string"]}, bad_int=I, nullable_string={"type": ["null", "string"]},
+             null_string=S, whole_number=N)]
+v32("test_streaming_matches_non_streaming_conversion_fallbacks", dsml_lines(
+    "coerce", dsml_param("union_value", "hello", False), dsml_param("bad_int", "abc", False), dsml_param("nullable_string", "null", False),
+    dsml_param("null_string", "null", False), dsml_param("whole_number", "3.0", False)), [], invalid=1, tools=COERCE, chunks="lines",
+    why='string="false" values that are not JSON (hello, abc) or break the schema (null for a string) make the call invalid; '
+    "vLLM falls back to their text")
+TWO_FUNCS = dsml_block(dsml_invoke("func_a", dsml_param("p", "v1")), dsml_invoke("func_b", dsml_param("q", "v2")))
+v32("test_multiple_tools_streaming", TWO_FUNCS, [("func_a", {"p": "v1"}), ("func_b", {"q": "v2"})], chunks="lines")
+v32("test_state_reset_on_new_stream", vllm32_call("fn", {"k": "v"}), [("fn", {"k": "v"})], chunks="lines")
+v32("test_empty_arguments_streaming", dsml_block(dsml_invoke("get_time", "", sep="")), [("get_time", {})], chunks="lines")
+v32("test_unique_tool_call_ids", dsml_block(dsml_invoke("fn_a", dsml_param("x", "1")), dsml_invoke("fn_b", dsml_param("y", "2"))),
+    [("fn_a", {"x": "1"}), ("fn_b", {"y": "2"})], chunks="lines")
+v32("test_streaming_matches_non_streaming", vllm32_call("get_weather", {"location": "SF", "date": "2024-01-16"}),
+    [("get_weather", {"location": "SF", "date": "2024-01-16"})], chunks="lines")
+v32("test_single_tool_chunked_stream_interval", vllm32_call("get_weather", {"location": "SF"}), [("get_weather", {"location": "SF"})], chunks=5)
+v32("test_content_before_tool_chunked", "Thinking... " + vllm32_call("fn", {"a": "b"}), [("fn", {"a": "b"})], content="Thinking... ", chunks=7)
+v32("test_multiple_tools_chunked", TWO_FUNCS, [("func_a", {"p": "v1"}), ("func_b", {"q": "v2"})], chunks=10)
+v32("test_emits_arguments_before_invoke_completes", FC[0] + "\n" + dsml_param("k", "val").join([f'{INV}fn">\n', "\n"]), [], invalid=1,
+    chunks="lines", why="the output stops inside the call: the cut call is reported invalid (vLLM's test only checks the "
+    "argument deltas streamed before the cut, which thinkgate streams too)")
+BODY = "A" * 4096
+v32("test_long_string_argument_streams_before_close", vllm32_call("emit", {"text": BODY}), [("emit", {"text": BODY})],
+    tools=[fn("emit", text=S)], chunks=[f'{FC[0]}\n{INV}emit">\n{PAR}text" string="true">', *(BODY[i : i + 32] for i in range(0, 4096, 32)),
+                                       f"{PAR_END}\n{INV_END}\n{FC[1]}"])
+v32("test_no_marker_leak_chunked", vllm32_call("fn", {"k": "v"}), [("fn", {"k": "v"})], content=None, chunks=5)
+v32("test_no_marker_leak_with_prefix_chunked", "Hello!" + vllm32_call("fn", {"a": "b"}), [("fn", {"a": "b"})], content="Hello!", chunks=5)
+v32("test_no_marker_leak_char_by_char", vllm32_call("fn", {"k": "v"}), [("fn", {"k": "v"})], content=None, chunks=1)
+for size in range(1, len(FC[0]) + 2):
+    v32(f"test_no_marker_leak_all_split_points[{size}]", vllm32_call("fn", {"k": "v"}), [("fn", {"k": "v"})], content=None, chunks=size)
+v32("test_false_partial_marker_emitted", "<｜DSM some regular text", [], content="<｜DSM some regular text", chunks=3)
+v32("test_object_and_array_params_streaming", UPDATE_TEXT, [("update", {"tags": ["a", "b"], "meta": {"k": 1}})], tools=UPDATE, chunks="lines")
+v32("test_multi_typed_schema_streaming", dsml_lines("set_val", dsml_param("count", 42, False)), [("set_val", {"count": 42})],
+    tools=[fn("set_val", count={"type": ["integer", "null"]})], chunks="lines")
+v32("test_multi_typed_null_streaming", dsml_lines("clear", dsml_param("value", "null", False)), [("clear", {"value": None})], tools=CLEAR, chunks="lines")
+v32("test_number_param_streaming", dsml_lines("measure", dsml_param("ratio", 3.14, False)), [("measure", {"ratio": 3.14})],
+    tools=[fn("measure", ratio=N)], chunks="lines")
+TOKYO = dsml_lines("get_weather", dsml_param("location", "Tokyo"))
+v32("test_delimiter_preserved_fast_detokenization", TOKYO, [("get_weather", {"location": "Tokyo"})], content=None)
+v32("test_delimiter_preserved_fast_detokenization[prefixed]", "Here is the weather: " + TOKYO, [("get_weather", {"location": "Tokyo"})],
+    content="Here is the weather: ")
+v32("test_tool_detection_skip_special_tokens_false", vllm32_call("search", {"query": "vllm documentation"}),
+    [("search", {"query": "vllm documentation"})], tools=[fn("search", query=S)], chunks="lines")
