@@ -293,3 +293,76 @@ v32("test_delimiter_preserved_fast_detokenization[prefixed]", "Here is the weath
     content="Here is the weather: ")
 v32("test_tool_detection_skip_special_tokens_false", vllm32_call("search", {"query": "vllm documentation"}),
     [("search", {"query": "vllm documentation"})], tools=[fn("search", query=S)], chunks="lines")
+
+# --------------------------------------------------------------------------------------------
+# deepseek_v3_2 and deepseek_v4: SGLang test/registered/unit/function_call/test_deepseekv32_detector.py
+# (one mixin run on both DSML detectors): calls written with no newline between the tags
+# --------------------------------------------------------------------------------------------
+SGL_DSML = "sgl-project/sglang test/registered/unit/function_call/test_deepseekv32_detector.py @2bbf6f5db35c1bd18ddcb7361da777cb99eb07c9::"
+PREAMBLE = "Let me look up the weather in Beijing for you."
+CITY = [fn("get_weather", ["city"], city=S)]
+TIGHT = "issue 35 point 1: the DSML tags written back to back (no newline after the block's opener or the invoke's header) are not read as a call"
+BARE = ("issue 35 point 1: an invoke without the block around it is read when written with the template's newlines, "
+        "not with its tags back to back")
+
+
+def sgl_invoke(city: str) -> str:
+    return f'{INV}get_weather">' + dsml_param("city", city) + INV_END
+
+
+def sgl_block(block, *cities: str) -> str:
+    return block[0] + "".join(sgl_invoke(c) for c in cities) + block[1]
+
+
+for fmt, cls, block in (("deepseek_v4", "TestDeepSeekV4StreamingPreamble", ("<｜DSML｜tool_calls>", "</｜DSML｜tool_calls>")),
+                        ("deepseek_v3_2", "TestDeepSeekV32StreamingPreamble", FC)):
+    def sgl(test: str, text: str, calls: list, fmt=fmt, cls=cls, **kw: Any) -> None:
+        add(Vector(f"{fmt}/sglang/{test}", fmt, text, calls, tools=CITY, origin=SGL_DSML + cls + "::" + test.split("[")[0], **kw))
+
+    wrapped = PREAMBLE + sgl_block(block, "Beijing")
+    bare = PREAMBLE + sgl_invoke("Beijing")
+    one = [("get_weather", {"city": "Beijing"})]
+    inside = len(PREAMBLE) + 3  # a split inside the opener: the test splits at every point
+    sgl("test_prose_and_wrapped_opener_in_one_delta", wrapped, one, content=PREAMBLE, xfail=TIGHT)
+    sgl("test_prose_and_bare_invoke_in_one_delta", bare, one, content=PREAMBLE, xfail=BARE)
+    sgl("test_prose_emitted_once_at_every_split_point", wrapped, one, content=PREAMBLE, chunks=[wrapped[:inside], wrapped[inside:]], xfail=TIGHT)
+    sgl("test_bare_invoke_prose_at_every_split_point", bare, one, content=PREAMBLE, chunks=[bare[:inside], bare[inside:]], xfail=BARE)
+    for size in (1, 3, 7):
+        sgl(f"test_fixed_size_chunkings[{size}]", wrapped, one, content=PREAMBLE, chunks=size, xfail=TIGHT)
+    for prefix in ("<", "<｜"):
+        sgl(f"test_partial_tag_prefix_held_back[{prefix}]", wrapped, one, content=PREAMBLE,
+            chunks=[PREAMBLE + prefix, wrapped[len(PREAMBLE + prefix):]], xfail=TIGHT)
+    sgl("test_literal_angle_bracket_without_tool_call", "The check 3 < 5 held, done.", [], content="The check 3 < 5 held, done.",
+        chunks=["The check 3 <", " 5 held, done."])
+    prose = "Since 3 < 5 holds, calling the tool. "
+    sgl("test_literal_angle_bracket_before_tool_call", prose + sgl_block(block, "Beijing"), one, content=prose, xfail=TIGHT)
+    two = PREAMBLE + sgl_block(block, "Beijing", "Tokyo")
+    for size in (None, 8):
+        sgl(f"test_multiple_invokes_after_prose[{size or 'one'}]", two, [("get_weather", {"city": "Beijing"}), ("get_weather", {"city": "Tokyo"})],
+            content=PREAMBLE, chunks=size, xfail=TIGHT)
+    sgl("test_streaming_matches_detect_and_parse", wrapped, one, content=PREAMBLE, chunks=[wrapped[:inside + 5], wrapped[inside + 5:]], xfail=TIGHT)
+
+# --------------------------------------------------------------------------------------------
+# deepseek_v4: vLLM tests/tool_parsers/test_deepseekv4_tool_parser.py
+# --------------------------------------------------------------------------------------------
+TC = ("<｜DSML｜tool_calls>", "</｜DSML｜tool_calls>")
+V4 = "vllm-project/vllm tests/tool_parsers/test_deepseekv4_tool_parser.py @023f36c62e71a247a9bacb7eb4cea5d55505cb63::"
+
+
+def v4_call(name: str, params: dict) -> str:
+    """vLLM's V4 ``build_tool_call``: each string parameter on its own line."""
+    return dsml_lines(name, *(dsml_param(k, v) for k, v in params.items()), block=TC)
+
+
+def v4(test: str, text: str, calls: list, **kw: Any) -> None:
+    add(Vector(f"deepseek_v4/vllm/{test}", "deepseek_v4", text, calls, origin=V4 + test, **kw))
+
+
+v4("test_extract_tool_calls", "Let me check. " + v4_call("get_weather", {"location": "Beijing", "unit": "celsius"}),
+   [("get_weather", {"location": "Beijing", "unit": "celsius"})], content="Let me check. ")
+V32_BLOCK_IN_V4 = v4_call("search", {"query": "vllm"}).replace("tool_calls", "function_calls")
+v4("test_function_calls_block_is_not_accepted", V32_BLOCK_IN_V4, [("search", {"query": "vllm"})],
+   content=FC[0] + "\n" + FC[1],
+   why="an invoke outside V4's block is read as the call it is (the slip issue 35 point 2 names; SGLang reads a bare invoke "
+   "too), and the V3.2 wrapper around it, which V4 has no marker for, stays in the content verbatim; vLLM keeps it all as content")
+v4("test_streaming_extracts_complete_invokes", v4_call("search", {"query": "deepseek v4"}), [("search", {"query": "deepseek v4"})], chunks=5)
