@@ -366,3 +366,65 @@ v4("test_function_calls_block_is_not_accepted", V32_BLOCK_IN_V4, [("search", {"q
    why="an invoke outside V4's block is read as the call it is (the slip issue 35 point 2 names; SGLang reads a bare invoke "
    "too), and the V3.2 wrapper around it, which V4 has no marker for, stays in the content verbatim; vLLM keeps it all as content")
 v4("test_streaming_extracts_complete_invokes", v4_call("search", {"query": "deepseek v4"}), [("search", {"query": "deepseek v4"})], chunks=5)
+
+# --------------------------------------------------------------------------------------------
+# deepseek_v3_2: vLLM tests/parser/engine/test_deepseek_v32.py (the parser engine's V3.2 parser)
+# --------------------------------------------------------------------------------------------
+ENG32 = "vllm-project/vllm tests/parser/engine/test_deepseek_v32.py @0114e8484da27e4fedcac873fec05d480a494204::"
+UNWRAP = ("the model wrote a parameter named arguments: thinkgate keeps what it wrote (the schema leaves other keys free), "
+          "where vLLM unwraps it")
+
+
+def eng_invoke(name: str, *params: str) -> str:
+    """The engine tests' invoke: parameters joined by newlines, no newline after the closing tag."""
+    return f'{INV}{name}">\n' + "\n".join(params) + "\n" + INV_END
+
+
+def eng_block(*invokes: str, block=FC) -> str:
+    return block[0] + "\n" + "\n".join(invokes) + "\n" + block[1]
+
+
+def e32(test: str, text: str, calls: list, **kw: Any) -> None:
+    add(Vector(f"deepseek_v3_2/vllm-engine/{test}", "deepseek_v3_2", text, calls, origin=ENG32 + test, **kw))
+
+
+e32("TestNonStreaming::test_no_tool_call", "Hello world", [], content="Hello world")
+e32("TestNonStreaming::test_single_tool", eng_block(eng_invoke("get_weather", dsml_param("city", "SF"))), [("get_weather", {"city": "SF"})])
+PAR_SF_NYC = eng_block(eng_invoke("get_weather", dsml_param("city", "SF")), eng_invoke("get_weather", dsml_param("city", "NYC")))
+e32("TestNonStreaming::test_parallel_tools", PAR_SF_NYC, [("get_weather", {"city": "SF"}), ("get_weather", {"city": "NYC"})])
+e32("TestNonStreaming::test_content_before_tool_call", "Let me check. " + eng_block(eng_invoke("search", dsml_param("q", "vllm"))),
+    [("search", {"q": "vllm"})], content="Let me check. ")
+e32("TestNonStreaming::test_non_string_params_json_parsed",
+    eng_block(eng_invoke("toggle", dsml_param("enabled", "true", False), dsml_param("count", "42", False))), [("toggle", {"enabled": True, "count": 42})])
+e32("TestNonStreaming::test_wrapper_unwrapping", eng_block(eng_invoke("get_weather", dsml_param("arguments", '{"location":"Beijing"}', False))),
+    [("get_weather", {"arguments": {"location": "Beijing"}})], tools=[WEATHER_LOC], why=UNWRAP)
+SPLIT_PARAM = [FC[0], f'{INV}edit">', dsml_param("expr", "a<b>")[: -len(PAR_END)] + "<｜DSML｜parameter", ' name="date" string="true">tomorrow',
+               PAR_END, INV_END, FC[1]]
+e32("TestStreaming::test_split_parameter_start_is_buffered", "".join(SPLIT_PARAM), [("edit", {"expr": "a<b>", "date": "tomorrow"})],
+    chunks=SPLIT_PARAM, xfail="issue 35 point 1: the block, invoke and parameters written back to back (no newlines) are not read as a call")
+e32("TestStreaming::test_single_tool_streaming", eng_block(eng_invoke("get_weather", dsml_param("city", "SF"))), [("get_weather", {"city": "SF"})], chunks=1)
+e32("TestStreaming::test_content_before_tool_streaming", "Checking... " + eng_block(eng_invoke("fn", dsml_param("k", "v"))), [("fn", {"k": "v"})],
+    content="Checking... ", chunks=1)
+e32("TestStreaming::test_parallel_tools_streaming", eng_block(eng_invoke("fn_a", dsml_param("x", "1")), eng_invoke("fn_b", dsml_param("y", "2"))),
+    [("fn_a", {"x": "1"}), ("fn_b", {"y": "2"})], chunks=1)
+e32("TestStreaming::test_no_tool_content_only", "Just some text, no tools.", [], content="Just some text, no tools.", chunks=1)
+UNWRAP_NYC = [FC[0], eng_invoke("get_weather", dsml_param("arguments", '{"location": "NYC"}', False)), FC[1]]
+e32("TestStreaming::test_streaming_wrapper_unwrap_consistency", "".join(UNWRAP_NYC), [("get_weather", {"arguments": {"location": "NYC"}})],
+    tools=[WEATHER_LOC], chunks=UNWRAP_NYC,
+    xfail="issue 35 point 1: the invoke written right after the block's opener, and the closer right after it, is reported "
+    "invalid (once read, the arguments key stays as the model wrote it, where vLLM unwraps it)")
+e32("TestStreaming::test_missing_invoke_end", f'{FC[0]}\n{INV}fn">\n{dsml_param("k", "v")}\n{FC[1]}', [("fn", {"k": "v"})], chunks=1)
+LONG_HEAD = f'{FC[0]}\n{INV}emit_text">\n{PAR}text" string="true">'
+LONG_TAIL = f"{PAR_END}\n{INV_END}\n{FC[1]}"
+e32("TestLongStringParameterStreaming::test_long_string_parameter_incremental_streaming", LONG_HEAD + BODY + LONG_TAIL,
+    [("emit_text", {"text": BODY})], tools=[fn("emit_text", text=S)], chunks=[LONG_HEAD, *(BODY[i : i + 32] for i in range(0, 4096, 32)), LONG_TAIL])
+CODE_LINE = 'def foo():\n    msg = "hello \\ world"\t# comment\x00\n'
+CODE_BODY = CODE_LINE * 2048
+CODE_HEAD = f'{FC[0]}\n{INV}emit_code">\n{PAR}code" string="true">'
+e32("TestLongStringParameterStreaming::test_multiline_string_parameter_performance_and_escaping", CODE_HEAD + CODE_BODY + LONG_TAIL,
+    [("emit_code", {"code": CODE_BODY})], tools=[fn("emit_code", code=S)],
+    chunks=[CODE_HEAD, *(CODE_BODY[i : i + 32] for i in range(0, len(CODE_BODY), 32)), LONG_TAIL])
+NULLABLE_HEAD = f'{FC[0]}\n{INV}search">\n{PAR}query" string="true">'
+NULLABLE_CHUNKS = [NULLABLE_HEAD, "not-null", " query text", LONG_TAIL]
+e32("TestLongStringParameterStreaming::test_nullable_union_string_parameter_not_streaming_prematurely", "".join(NULLABLE_CHUNKS),
+    [("search", {"query": "not-null query text"})], tools=[fn("search", query={"type": ["string", "null"]})], chunks=NULLABLE_CHUNKS)
