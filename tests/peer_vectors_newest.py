@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 from typing import Any, NamedTuple
 
-from thinkgate.formats.deepseek import THINK_CLOSE, THINK_OPEN
+from thinkgate.formats.deepseek import DSML, THINK_CLOSE, THINK_OPEN
 from thinkgate.parsing import StreamParser
 
 ANY = object()  # the peer's test does not check this part
@@ -582,3 +582,139 @@ e4("TestLongStringParameterStreaming::test_multiline_string_parameter_performanc
 V4_NULLABLE = [f'{TC[0]}\n{INV}search">\n{PAR}query" string="true">', "not-null", " query text", V4_TAIL]
 e4("TestLongStringParameterStreaming::test_nullable_union_string_parameter_not_streaming_prematurely", "".join(V4_NULLABLE),
    [("search", {"query": "not-null query text"})], tools=[fn("search", query={"type": ["string", "null"]})], chunks=V4_NULLABLE)
+
+# --------------------------------------------------------------------------------------------
+# deepseek_v4: SGLang test/registered/unit/function_call/test_deepseekv4_detector.py
+# (TestDeepSeekV4Streaming; one vector per test or sub-case, at one of the widths it streams in)
+# --------------------------------------------------------------------------------------------
+SGL4 = "sgl-project/sglang test/registered/unit/function_call/test_deepseekv4_detector.py @0461b9e3fcab1c01a556513de67d406005645f07::TestDeepSeekV4Streaming::"
+AT_END = ("issue 35 point 1: an invoke closed at the very end of the output, with no newline after its closing tag, is reported "
+          "invalid")
+
+
+def s4_invoke(name: str, params: str = "") -> str:
+    return f'{INV}{name}">\n{params}\n{INV_END}'
+
+
+def s4_wrapped(invoke: str, block=TC) -> str:
+    return f"{block[0]}\n{invoke}\n{block[1]}"
+
+
+def s4_weather(city: str = "SF") -> str:
+    return s4_wrapped(s4_invoke("get_weather", dsml_param("city", city)))
+
+
+def s4(test: str, text: str, calls: Any, tools: Any = CITY, **kw: Any) -> None:
+    add(Vector(f"deepseek_v4/sglang/{test}", "deepseek_v4", text, calls, tools=tools, origin=SGL4 + test.split("[")[0], **kw))
+
+
+SF = [("get_weather", {"city": "SF"})]
+LITERAL_THINK = f"Example:\n{THINK_OPEN}keep this{THINK_CLOSE}"
+BOUNDARY = f"Inspect.{THINK_CLOSE}Now call.\n{THINK_CLOSE}\n" + s4_weather(LITERAL_THINK)
+s4("test_strict_reasoning_boundary_preserves_tool_argument_literals", BOUNDARY, [("get_weather", {"city": LITERAL_THINK})],
+   reasoning="Inspect.", content="Now call.\n", thinking=True, chunks=7,
+   xfail="issue 35 point 3: a second </think> after the reasoning has closed is a stray marker, not answer text (it lands in the content)")
+s4("test_preamble_in_same_delta_as_tool_call", "Let me check.\n" + s4_weather(), SF, content="Let me check.\n")
+s4("test_preamble_before_bare_invoke_without_wrapper", "Checking.\n" + s4_invoke("get_weather", dsml_param("city", "SF")), SF,
+   content="Checking.\n", xfail=AT_END)
+s4("test_no_dsml_markers_leak_into_normal_text", "Prose.\n" + s4_weather(), SF, content="Prose.\n", chunks=4)
+s4("test_malformed_partial_json_falls_back_to_raw_value", f'{TC[0]}\n{INV}get_weather">\n{PAR}city" string="false">{{"a"', [], invalid=1,
+   why="the output stops inside the call: the cut call is reported invalid (SGLang's test only checks that the name streams before "
+   "the cut, which thinkgate does too)")
+s4("test_non_streaming_parses_every_tool_calls_section", s4_weather("SF") + "\n" + s4_weather("NY"), [("get_weather", {"city": "SF"}), ("get_weather", {"city": "NY"})])
+SET_CONFIG = [fn("set_config", value={}, label=S)]
+for i, value in enumerate(["12345e-3", '{"ratio":12345e-3,"enabled":true}', '[{"step":"write code","ratio":12345e-3},null,false]']):
+    config = s4_wrapped(s4_invoke("set_config", dsml_param("value", value, False) + dsml_param("label", "complete")))
+    expected = [("set_config", {"value": json.loads(value), "label": "complete"})]
+    s4(f"test_non_string_parameter_is_not_rewritten_after_streaming[{i}]", config, expected, tools=SET_CONFIG, chunks=7)
+    add(Vector(f"deepseek_v3_2/sglang/test_non_string_parameter_is_not_rewritten_after_streaming[{i}]", "deepseek_v3_2",
+               config.replace("tool_calls", "function_calls"), expected, tools=SET_CONFIG, chunks=7,
+               origin=SGL4 + "test_non_string_parameter_is_not_rewritten_after_streaming (DeepSeekV32Detector)"))
+INCOMPLETE = [f'{TC[0]}{INV}get_weather">{PAR}city" string="false">', "123", "45", "e-", "3", f"{PAR_END}{INV_END}{TC[1]}"]
+s4("test_incomplete_non_string_parameter_does_not_emit_a_guessed_value", "".join(INCOMPLETE), [], invalid=1, chunks=INCOMPLETE,
+   why='string="false" makes the value the number 12.345, which breaks the tool\'s string schema for city: the call is reported invalid '
+   "(SGLang passes the number on)")
+SAN_FRAN = [f'{TC[0]}{INV}get_weather">{PAR}city" string="true">San Fran', "cisco", f"{PAR_END}{INV_END}{TC[1]}"]
+TIGHT_ALL = "issue 35 point 1: the block, invoke and parameter tags written back to back (no newlines) are not read as a call"
+s4("test_string_parameter_still_streams_incrementally", "".join(SAN_FRAN), [("get_weather", {"city": "San Francisco"})], chunks=SAN_FRAN, xfail=TIGHT_ALL)
+s4("test_truncated_non_string_parameter_is_an_explicit_error", f'{TC[0]}{INV}get_weather">{PAR}city" string="false">[1,2', [], invalid=1)
+DAMAGED = {
+    f"\n\n<{DSML}toolcalls>\n\n": None,
+    f"\n\n<{DSML}tool_calls\n": "",
+    f"\n\n<{DSML}tool_calls<tool_calls>\n\n": "",
+    f"Checking files.\n\n<{DSML} SugarPanel>\n": "",
+    f"\n\n<{DSML}tool_calls...\n\n": "",
+    f"Final scan:\n\n<{DSML}tool_calls-ok Let's scan the outputs.\n": "",
+}
+DAMAGED_KEPT = ("a damaged opener that is no marker of V4's (nor a slip issue 35 names) is text the model wrote: kept in the content "
+                "verbatim, and the call after it read (SGLang drops the damaged text)")
+for i, prefix in enumerate(DAMAGED):
+    slip = DAMAGED[prefix] is None  # <｜DSML｜toolcalls>: DeepSeek-V4-Flash's misspelled wrapper (issue 35 point 2)
+    s4(f"test_damaged_wrappers_do_not_become_assistant_preamble[{i}-wrapped]", prefix + s4_weather(), SF, content=None if slip else prefix,
+       chunks=7, **({"xfail": "issue 35 point 2: V4-Flash's misspelled wrapper <｜DSML｜toolcalls> is markup, not answer text"} if slip else {"why": DAMAGED_KEPT}))
+    s4(f"test_damaged_wrappers_do_not_become_assistant_preamble[{i}-bare]", prefix + s4_invoke("get_weather", dsml_param("city", "SF")), SF,
+       content=None if slip else prefix, chunks=7,
+       xfail="issue 35 point 2: V4-Flash's misspelled wrapper <｜DSML｜toolcalls> is markup (and the invoke closes at the end of the output, point 1)"
+       if slip else AT_END + " (the damaged opener before it stays in the content verbatim, where SGLang drops it)")
+QUOTES = [
+    f"Example:\n```xml\n{s4_weather('literal')}\n```\n",
+    f"Example:\n~~~xml\n{s4_weather('literal')}\n~~~\n",
+    f"Example: `{s4_weather('literal')}`\n",
+    f"Example: '<{DSML}toolcalls>'\n",
+    f"Example: “<{DSML}toolcalls>”\n",
+]
+QUOTED = "issue 35 point 3: DSML quoted in a code fence or backticks is text, not a call"
+for i, quote in enumerate(QUOTES):
+    fenced = i < 3
+    s4(f"test_quoted_dsml_is_not_executed_or_removed[{i}]", quote + s4_weather(), SF, content=quote, chunks=11, **({"xfail": QUOTED} if fenced else {}))
+    s4(f"test_quoted_dsml_is_not_executed_or_removed[{i}-quoted_only]", quote, [], content=quote, **({"xfail": QUOTED} if fenced else {}))
+for i, text in enumerate(["Literal `</parameter>`.", "Example:\n```xml\n</parameter>\n</invoke>\n```",
+                          'XML:\n<parameter description="a > b">\nvalue\n</parameter>', "</parameter>",
+                          "Text with an unrelated SGML fragment: <![unexpected[."]):
+    s4(f"test_strict_mode_preserves_literal_markup_and_balanced_xml[{i}]", text, [], content=text, chunks=1)
+s4("test_strict_mode_keeps_tool_argument_streaming", "".join(SAN_FRAN), [("get_weather", {"city": "San Francisco"})], chunks=SAN_FRAN, xfail=TIGHT_ALL)
+s4("test_incomplete_dsml_invocation_is_an_explicit_error", f'{TC[0]}{INV}get_weather">', [], invalid=1)
+ECHO = f"Echo `<{DSML}tool_calls>` without interpreting it"
+INDENTED = "Checking.\n" + "\n".join("        " + line for line in (s4_weather(ECHO) + "\n" + s4_weather("NY")).splitlines())
+s4("test_indented_native_calls_and_parameter_literals_are_preserved", INDENTED, [("get_weather", {"city": ECHO}), ("get_weather", {"city": "NY"})],
+   chunks=13)
+MARKER = f"</{DSML}parameter |"
+for i, value in enumerate([f'print("{MARKER}")', f"Example: `{MARKER}`", f"```xml\n{MARKER}\n```", f"cat <<'EOF'\n{MARKER}\nEOF",
+                           f"cat <<EOF\n{MARKER}\nEOF", f"cat <<-EOF\n\t{MARKER}\n\tEOF", f"cat <<'A' <<'B'\n{MARKER}\nA\n{MARKER}\nB",
+                           f"# Literal example: {MARKER}\nprint(1)", f"echo \\{MARKER}"]):
+    s4(f"test_string_parameter_preserves_quoted_heredoc_and_escaped_marker_literals[{i}]", s4_weather(value), [("get_weather", {"city": value})], chunks=13)
+GUARD = f'echo "created"</{DSML}parameter |\nprintf done'
+s4("test_new_parameter_guard_does_not_change_non_strict_behavior", s4_weather(GUARD), [("get_weather", {"city": GUARD})])
+DIRECT = [f'{TC[0]}{INV}get_weather">' + '{"city":', '"SF"}', f"{INV_END}{TC[1]}"]
+s4("test_strict_direct_json_waits_for_complete_validated_invoke", "".join(DIRECT), SF, chunks=DIRECT,
+   xfail="issue 35 point 2: an invoke whose body is the arguments' JSON object (no parameter tags) is not read as a call")
+UNCLOSED = s4_wrapped(f'{INV}get_weather">{PAR}city" string="true">SF{INV_END}')
+s4("test_strict_rejects_unclosed_string_parameter_at_invoke_end", UNCLOSED, [], invalid=1, chunks=7)
+s4("test_strict_incomplete_later_call_does_not_rewrite_previous_calls", s4_weather("SF") + s4_weather("NY") + UNCLOSED.replace(">SF<", ">LA<"),
+   [("get_weather", {"city": "SF"}), ("get_weather", {"city": "NY"})], invalid=1, chunks=[s4_weather("SF"), s4_weather("NY"), UNCLOSED.replace(">SF<", ">LA<")])
+s4("test_strict_rejects_duplicate_xml_parameters_and_invalid_string_flags[flag]", s4_weather("SF").replace('string="true">SF', 'string="maybe">"SF"'),
+   [], invalid=1, chunks=5)
+DUPLICATE = s4_wrapped(s4_invoke("get_weather", dsml_param("city", "SF") + dsml_param("city", "NY")))
+s4("test_non_strict_duplicate_parameters_retain_legacy_behavior", DUPLICATE, [], invalid=1,
+   why="a parameter written twice is reported invalid with its text, as SGLang's strict mode rejects it (its default keeps the last)")
+CLOSED = [fn("get_weather", ["city"], city=S)]
+CLOSED[0]["function"]["parameters"]["additionalProperties"] = False
+for i, arguments in enumerate([{}, {"city": "SF", "other": 1}, {"city": 7}]):
+    body = "".join(dsml_param(k, json.dumps(v), False) for k, v in arguments.items())
+    typed = i == 2  # the schema types city as a string: its text is read as one
+    s4(f"test_optional_schema_validation_rejects_missing_unknown_and_wrong_types[{i}]", s4_wrapped(s4_invoke("get_weather", body)),
+       [("get_weather", {"city": "7"})] if typed else [], invalid=0 if typed else 1, tools=CLOSED, chunks=7,
+       why='the schema types city as a string, so the text 7 is read as the string "7" (as the tag\'s type gives way to the schema '
+       "everywhere in DSML): a valid call, where SGLang's opt-in schema validation rejects the number" if typed else "")
+s4("test_optional_schema_validation_keeps_valid_arguments_unchanged[params]", s4_weather("SF"), SF, chunks=1)
+s4("test_optional_schema_validation_keeps_valid_arguments_unchanged[json]", s4_wrapped(s4_invoke("get_weather", '{"city": "SF"}')), SF, chunks=1,
+   xfail="issue 35 point 2: an invoke whose body is the arguments' JSON object (no parameter tags) is not read as a call")
+REF = [{"type": "function", "function": {"name": "get_weather", "parameters": {
+    "type": "object", "properties": {"city": {"$ref": "#/$defs/city"}}, "$defs": {"city": {"type": "string", "enum": ["SF"]}}, "required": ["city"]}}}]
+s4("test_optional_schema_validation_supports_local_references[SF]", s4_weather("SF"), SF, tools=REF)
+s4("test_optional_schema_validation_supports_local_references[NY]", s4_weather("NY"), [], invalid=1, tools=REF)
+s4("test_optional_schema_validation_reuses_normalization_without_mutation", s4_weather(), SF, tools=[fn("get_weather", ["city"], city={"type": "varchar"})])
+HEREDOC = "python3 <<'PY'\ntext = \"\"\"Notes." + THINK_CLOSE + "\"\"\"\nprint(text)\nPY"
+s4("test_opt_in_marker_policy_rejects_quoted_document_payload_without_rewriting", s4_weather(HEREDOC), [("get_weather", {"city": HEREDOC})], chunks=7)
+LITERAL_TAGS = f"Literal `{THINK_OPEN}` and `{THINK_CLOSE}` in an explanation."
+s4("test_opt_in_marker_policy_does_not_filter_ordinary_text", LITERAL_TAGS, [], content=LITERAL_TAGS)
