@@ -718,3 +718,68 @@ HEREDOC = "python3 <<'PY'\ntext = \"\"\"Notes." + THINK_CLOSE + "\"\"\"\nprint(t
 s4("test_opt_in_marker_policy_rejects_quoted_document_payload_without_rewriting", s4_weather(HEREDOC), [("get_weather", {"city": HEREDOC})], chunks=7)
 LITERAL_TAGS = f"Literal `{THINK_OPEN}` and `{THINK_CLOSE}` in an explanation."
 s4("test_opt_in_marker_policy_does_not_filter_ordinary_text", LITERAL_TAGS, [], content=LITERAL_TAGS)
+
+# --------------------------------------------------------------------------------------------
+# minimax_m2: vLLM tests/tool_parsers/test_minimax_m2_tool_parser.py (the tags back to back,
+# no tools unless the test gives them)
+# --------------------------------------------------------------------------------------------
+MM = ("<minimax:tool_call>", "</minimax:tool_call>")
+VMM = "vllm-project/vllm tests/tool_parsers/test_minimax_m2_tool_parser.py @0c927c3451653f28e60cd552cff13ddc3c9ff49e::"
+MM_TIGHT = "issue 35 point 1: MiniMax-M2's block, invoke and parameter tags written back to back (no newlines) are not read as a call"
+MM_TIGHT_TEXT = MM_TIGHT + " (and point 4: with no schema, a value's text is kept, \"5\" not 5)"
+
+
+def mm_param(key: str, value: Any) -> str:
+    return f'<parameter name="{key}">{value}</parameter>'
+
+
+def mm_invoke(name: str, *params: str) -> str:
+    return f'<invoke name="{name}">' + "".join(params) + "</invoke>"
+
+
+def mm(test: str, text: str, calls: Any, **kw: Any) -> None:
+    add(Vector(f"minimax_m2/vllm/{test}", "minimax_m2", text, calls, origin=VMM + test, **kw))
+
+
+SEATTLE = mm_invoke("get_weather", mm_param("city", "Seattle"))
+mm("TestContentStreaming::test_plain_content", "Hello world", [], content="Hello world", chunks=["Hello ", "world"])
+mm("TestContentStreaming::test_content_before_tool_call", "Let me check. " + MM[0] + SEATTLE + MM[1], [("get_weather", {"city": "Seattle"})],
+   content="Let me check. ", chunks=["Let me check. ", MM[0] + SEATTLE + MM[1]], xfail=MM_TIGHT)
+mm("TestContentStreaming::test_empty_delta_no_crash", "", [], content=None, chunks=[""])
+mm("TestSingleInvoke::test_incremental_chunks", MM[0] + SEATTLE + MM[1], [("get_weather", {"city": "Seattle"})],
+   chunks=[MM[0], '<invoke name="get_weather">', mm_param("city", "Seattle"), "</invoke>" + MM[1]], xfail=MM_TIGHT)
+mm("TestSingleInvoke::test_single_chunk_complete", MM[0] + SEATTLE + MM[1], [("get_weather", {"city": "Seattle"})], xfail=MM_TIGHT)
+mm("TestSingleInvoke::test_multiple_params", MM[0] + mm_invoke("get_weather", mm_param("city", "Seattle"), mm_param("days", 5)) + MM[1],
+   [("get_weather", {"city": "Seattle", "days": "5"})],
+   chunks=[MM[0], '<invoke name="get_weather">', mm_param("city", "Seattle"), mm_param("days", 5), "</invoke>" + MM[1]], xfail=MM_TIGHT_TEXT)
+OPENAI_GEMINI = [MM[0], mm_invoke("search_web", mm_param("query", "OpenAI")), mm_invoke("search_web", mm_param("query", "Gemini")), MM[1]]
+mm("TestMultipleInvokes::test_two_invokes_incremental", "".join(OPENAI_GEMINI),
+   [("search_web", {"query": "OpenAI"}), ("search_web", {"query": "Gemini"})], chunks=OPENAI_GEMINI, xfail=MM_TIGHT)
+AB = [MM[0], mm_invoke("fn_a", mm_param("x", 1)) + mm_invoke("fn_b", mm_param("y", 2)), MM[1]]
+mm("TestMultipleInvokes::test_two_invokes_in_single_delta", "".join(AB), [("fn_a", {"x": "1"}), ("fn_b", {"y": "2"})], chunks=AB, xfail=MM_TIGHT_TEXT)
+DIFF = [MM[0], mm_invoke("get_weather", mm_param("city", "NYC")), mm_invoke("get_stock", mm_param("ticker", "AAPL")), MM[1]]
+mm("TestMultipleInvokes::test_different_functions", "".join(DIFF), [("get_weather", {"city": "NYC"}), ("get_stock", {"ticker": "AAPL"})],
+   chunks=DIFF, xfail=MM_TIGHT)
+mm("TestInternalState::test_prev_tool_call_arr_single", MM[0] + mm_invoke("fn", mm_param("a", 1)) + MM[1], [("fn", {"a": "1"})], xfail=MM_TIGHT_TEXT)
+HW = [MM[0], mm_invoke("search", mm_param("q", "hello")), mm_invoke("search", mm_param("q", "world")), MM[1]]
+mm("TestInternalState::test_prev_tool_call_arr_multiple", "".join(HW), [("search", {"q": "hello"}), ("search", {"q": "world"})], chunks=HW, xfail=MM_TIGHT)
+mm("TestDeltaMessageFormat::test_tool_call_fields", MM[0] + mm_invoke("fn", mm_param("k", "v")) + MM[1], [("fn", {"k": "v"})], xfail=MM_TIGHT)
+AB2 = [MM[0], mm_invoke("a", mm_param("x", 1)), mm_invoke("b", mm_param("x", 2)), MM[1]]
+mm("TestDeltaMessageFormat::test_multi_invoke_indices", "".join(AB2), [("a", {"x": "1"}), ("b", {"x": "2"})], chunks=AB2, xfail=MM_TIGHT_TEXT)
+EOS = [MM[0], mm_invoke("fn", mm_param("k", "v")), MM[1], ""]
+mm("TestEOSHandling::test_eos_after_tool_calls", "".join(EOS), [("fn", {"k": "v"})], content=None, chunks=EOS, xfail=MM_TIGHT)
+# the block's closing tag came as a special token whose text the detokenizer left out
+mm("TestEOSHandling::test_end_token_ignored", MM[0] + mm_invoke("fn", mm_param("k", "v")), [("fn", {"k": "v"})],
+   chunks=[MM[0], mm_invoke("fn", mm_param("k", "v")), ""], xfail=MM_TIGHT)
+LARGE = [MM[0] + '<invoke name="get_weather">', mm_param("city", "Seattle") + mm_param("days", 5) + "</invoke>" + MM[1], ""]
+mm("TestLargeChunks::test_header_and_params_in_separate_chunks", "".join(LARGE), [("get_weather", {"city": "Seattle", "days": "5"})],
+   chunks=LARGE, xfail=MM_TIGHT_TEXT)
+PROFILE = [fn("update_profile", nickname={"anyOf": [S, {"type": "null"}]})]
+mm("TestAnyOfNullableParam::test_anyof_nullable_param_non_null_value", MM[0] + mm_invoke("update_profile", mm_param("nickname", "Alice")) + MM[1],
+   [("update_profile", {"nickname": "Alice"})], tools=PROFILE, xfail=MM_TIGHT)
+mm("TestAnyOfNullableParam::test_anyof_nullable_param_null_value", MM[0] + mm_invoke("update_profile", mm_param("nickname", "null")) + MM[1],
+   [("update_profile", {"nickname": None})], tools=PROFILE, xfail=MM_TIGHT)
+mm("TestAnyOfNullableParam::test_anyof_nullable_param_object_value",
+   MM[0] + mm_invoke("update_settings", mm_param("config", '{"theme": "dark", "fontSize": 14}')) + MM[1],
+   [("update_settings", {"config": {"theme": "dark", "fontSize": 14}})], tools=[fn("update_settings", config={"anyOf": [O, {"type": "null"}]})],
+   xfail=MM_TIGHT)
