@@ -783,3 +783,52 @@ mm("TestAnyOfNullableParam::test_anyof_nullable_param_object_value",
    MM[0] + mm_invoke("update_settings", mm_param("config", '{"theme": "dark", "fontSize": 14}')) + MM[1],
    [("update_settings", {"config": {"theme": "dark", "fontSize": 14}})], tools=[fn("update_settings", config={"anyOf": [O, {"type": "null"}]})],
    xfail=MM_TIGHT)
+
+# --------------------------------------------------------------------------------------------
+# minimax_m2: SGLang test/registered/unit/function_call/test_minimax_m2_detector.py (calls written
+# as the template writes them)
+# --------------------------------------------------------------------------------------------
+SMM = "sgl-project/sglang test/registered/unit/function_call/test_minimax_m2_detector.py @5b170337aae0efa3f1e615d96fc430beb0d711c8::"
+MM_TOOLS = [
+    fn("get_weather", ["city"], city=S, unit={"type": "string", "enum": ["celsius", "fahrenheit"]}),
+    fn("search", ["query"], query=S),
+    fn("calculate", value=N, count=I, verbose=B, tags=A, meta=O),
+]
+UNKNOWN_TOOL = "a call to a tool not among the request's is reported invalid with its text (SGLang drops it)"
+
+
+def smm_call(name: str, params: dict) -> str:
+    return f'{MM[0]}\n<invoke name="{name}">' + "".join(f"\n{mm_param(k, v)}" for k, v in params.items()) + f"\n</invoke>\n{MM[1]}"
+
+
+def smm(test: str, text: str, calls: Any, tools: Any = MM_TOOLS, **kw: Any) -> None:
+    add(Vector(f"minimax_m2/sglang/{test}", "minimax_m2", text, calls, tools=tools, origin=SMM + test.split("[")[0], **kw))
+
+
+smm("TestDetectAndParse::test_single_call_single_param", smm_call("get_weather", {"city": "Beijing"}), [("get_weather", {"city": "Beijing"})], content=None)
+smm("TestDetectAndParse::test_single_call_multiple_params", smm_call("get_weather", {"city": "London", "unit": "celsius"}),
+    [("get_weather", {"city": "London", "unit": "celsius"})])
+smm("TestDetectAndParse::test_leading_normal_text_is_preserved", "Let me look that up. " + smm_call("search", {"query": "sglang"}),
+    [("search", {"query": "sglang"})], content="Let me look that up. ")
+smm("TestDetectAndParse::test_no_tool_call_returns_text_unchanged", "The weather is nice today.", [], content="The weather is nice today.")
+smm("TestDetectAndParse::test_multiple_sequential_calls", smm_call("get_weather", {"city": "Tokyo"}) + smm_call("search", {"query": "restaurants"}),
+    [("get_weather", {"city": "Tokyo"}), ("search", {"query": "restaurants"})])
+smm("TestDetectAndParse::test_unknown_function_name_is_dropped", smm_call("nonexistent_func", {"x": "1"}), [], invalid=1, why=UNKNOWN_TOOL)
+smm("TestDetectAndParse::test_incomplete_block_no_closing_tag", f'{MM[0]}\n<invoke name="get_weather">\n{mm_param("city", "Beijing")}', [],
+    invalid=1, content=None, why="the output stops inside the block: the cut call is reported invalid with its text, markers included "
+    "(SGLang gives the text back as content)")
+smm("TestDetectAndParse::test_typed_params_integer_and_boolean", smm_call("calculate", {"count": "7", "verbose": "true"}),
+    [("calculate", {"count": 7, "verbose": True})])
+BEIJING_MM = smm_call("get_weather", {"city": "Beijing"})
+smm("TestStreamingIncrement::test_streaming_complete_call_delivered_in_chunks", BEIJING_MM, [("get_weather", {"city": "Beijing"})],
+    chunks=[BEIJING_MM[: BEIJING_MM.index(">") + 1], BEIJING_MM[BEIJING_MM.index(">") + 1 :]])
+smm("TestStreamingIncrement::test_streaming_normal_text_before_tool_call", "Here is the info: ", [], content="Here is the info: ")
+smm("TestStreamingIncrement::test_streaming_invalid_function_name_resets_state", smm_call("no_such_func", {"x": "1"}), [], invalid=1, why=UNKNOWN_TOOL)
+smm("TestStreamingIncrement::test_streaming_multiple_params_incremental", smm_call("get_weather", {"city": "London", "unit": "celsius"}),
+    [("get_weather", {"city": "London", "unit": "celsius"})], chunks=1)
+for i, (func, raw, args) in enumerate([("get_weather", {"city": "Tokyo"}, {"city": "Tokyo"}),
+                                      ("get_weather", {"city": "Paris", "unit": "fahrenheit"}, {"city": "Paris", "unit": "fahrenheit"}),
+                                      ("calculate", {"count": "3", "verbose": "false"}, {"count": 3, "verbose": False})]):
+    smm(f"TestStreamingIncrement::test_streaming_matches_non_streaming[{i}]", smm_call(func, raw), [(func, args)], chunks=1)
+smm("TestStreamingIncrement::test_streaming_sequential_tool_calls_tool_index", smm_call("get_weather", {"city": "Berlin"}) + smm_call("calculate", {"count": "5"}),
+    [("get_weather", {"city": "Berlin"}), ("calculate", {"count": 5})], chunks=1)
