@@ -939,3 +939,105 @@ add(Vector("minimax_m2/sglang/test_clean_stream_finish_is_noop", "minimax_m2", "
 add(Vector("minimax_m2/sglang/test_complete_call_not_duplicated_at_finish", "minimax_m2",
            MM[0] + mm_invoke("get_weather", mm_param("city", "Paris")) + MM[1], [("get_weather", {"city": "Paris"})], content=None, tools=FINISH_TOOL,
            origin=FINISH_ORIGIN + "test_complete_call_not_duplicated_at_finish", xfail=MM_TIGHT))
+
+# --------------------------------------------------------------------------------------------
+# gemma4: vLLM tests/tool_parsers/test_gemma4_tool_parser.py
+# --------------------------------------------------------------------------------------------
+G = ("<|tool_call>", "<tool_call|>")
+Q = '<|"|>'
+VG = "vllm-project/vllm tests/tool_parsers/test_gemma4_tool_parser.py @027004de3715411197be51ced325705abcf740a7::"
+
+
+def gq(s: str) -> str:
+    return Q + s + Q
+
+
+def gcall(name: str, args: str) -> str:
+    return f"{G[0]}call:{name}{{{args}}}{G[1]}"
+
+
+def vg(test: str, text: str, calls: Any, **kw: Any) -> None:
+    add(Vector(f"gemma4/vllm/{test}", "gemma4", text, calls, origin=VG + test, **kw))
+
+
+# TestParseGemma4Args / TestParseGemma4Array: the parsers' input is a call's arguments (or an array's
+# inside); here each sits in a call as Gemma 4 writes it
+for test, args, expected in (
+    ("test_empty_string", "", {}),
+    ("test_whitespace_only", "   ", {}),
+    ("test_single_string_value", "location:" + gq("Paris"), {"location": "Paris"}),
+    ("test_string_value_with_comma", "location:" + gq("Paris, France"), {"location": "Paris, France"}),
+    ("test_multiple_string_values", f"location:{gq('San Francisco')},unit:{gq('celsius')}", {"location": "San Francisco", "unit": "celsius"}),
+    ("test_integer_value", "count:42", {"count": 42}),
+    ("test_float_value", "score:3.14", {"score": 3.14}),
+    ("test_boolean_true", "flag:true", {"flag": True}),
+    ("test_boolean_false", "flag:false", {"flag": False}),
+    ("test_null_value", "param:null", {"param": None}),
+    ("test_mixed_types", f"name:{gq('test')},count:42,active:true,score:3.14", {"name": "test", "count": 42, "active": True, "score": 3.14}),
+    ("test_nested_object", f"nested:{{inner:{gq('value')}}}", {"nested": {"inner": "value"}}),
+    ("test_string_delimited_dict_key", f"record_map:{{{gq('3')}:{gq('new text')}}}", {"record_map": {"3": "new text"}}),
+    ("test_nested_string_delimited_dict_key", f"outer:{{inner:{{{gq('3')}:{gq('new text')}}}}}", {"outer": {"inner": {"3": "new text"}}}),
+    ("test_array_of_strings", f"items:[{gq('a')},{gq('b')}]", {"items": ["a", "b"]}),
+):
+    vg("TestParseGemma4Args::" + test, gcall("f", args), [("f", expected)])
+vg("TestParseGemma4Args::test_trailing_dot_float_partial_withheld[not partial]", gcall("f", "left:108.,right:22.8"), [], invalid=1,
+   why="108. is no number of JSON's, whose numbers Gemma 4's template writes: the call is reported invalid with its text (vLLM reads 108.0)")
+vg("TestParseGemma4Args::test_empty_value", gcall("f", "key:"), [], invalid=1,
+   why="a key with no value is no value of Gemma 4's syntax: the call is reported invalid with its text (vLLM reads an empty string)")
+for test, inner, expected in (
+    ("test_string_array", f"{gq('a')},{gq('b')}", ["a", "b"]),
+    ("test_empty_array", "", []),
+    ("test_bare_values", "42,true,3.14", [42, True, 3.14]),
+    ("test_string_element_with_closing_bracket", f"[{gq('a]b')},{gq('c')}],{gq('tail')}", [["a]b", "c"], "tail"]),
+):
+    vg("TestParseGemma4Array::" + test, gcall("f", f"items:[{inner}]"), [("f", {"items": expected})])
+LONDON = gcall("get_weather", "location:" + gq("London"))
+vg("TestExtractToolCalls::test_no_tool_calls", "Hello, how can I help you today?", [], content="Hello, how can I help you today?")
+vg("TestExtractToolCalls::test_single_tool_call", LONDON, [("get_weather", {"location": "London"})])
+vg("TestExtractToolCalls::test_multiple_arguments", gcall("get_weather", f"location:{gq('San Francisco')},unit:{gq('celsius')}"),
+   [("get_weather", {"location": "San Francisco", "unit": "celsius"})])
+vg("TestExtractToolCalls::test_text_before_tool_call", "Let me check the weather for you. " + gcall("get_weather", "location:" + gq("Paris")),
+   [("get_weather", {"location": "Paris"})], content="Let me check the weather for you. ",
+   why="verbatim: the content keeps the space the model wrote before the call (vLLM strips it)")
+vg("TestExtractToolCalls::test_multiple_tool_calls", LONDON + gcall("get_time", "location:" + gq("London")),
+   [("get_weather", {"location": "London"}), ("get_time", {"location": "London"})])
+vg("TestExtractToolCalls::test_nested_arguments", gcall("complex_function", f"nested:{{inner:{gq('value')}}},list:[{gq('a')},{gq('b')}]"),
+   [("complex_function", {"nested": {"inner": "value"}, "list": ["a", "b"]})])
+vg("TestExtractToolCalls::test_tool_call_with_number_and_boolean", gcall("set_status", "is_active:true,count:42,score:3.14"),
+   [("set_status", {"is_active": True, "count": 42, "score": 3.14})])
+vg("TestExtractToolCalls::test_incomplete_tool_call", f"{G[0]}call:get_weather{{location:{Q}London", [], content=None, invalid=1,
+   why="the output stops inside the call: the cut call is reported invalid with its text (vLLM gives the text back as content)")
+vg("TestExtractToolCalls::test_hyphenated_function_name", gcall("get-weather", "location:" + gq("London")), [("get-weather", {"location": "London"})])
+vg("TestExtractToolCalls::test_dotted_function_name", gcall("weather.get", "location:" + gq("London")), [("weather.get", {"location": "London"})])
+vg("TestExtractToolCalls::test_no_arguments", gcall("get_status", ""), [("get_status", {})])
+
+
+def vgs(test: str, chunks: list, calls: Any, **kw: Any) -> None:
+    vg("TestStreamingExtraction::" + test, "".join(chunks), calls, chunks=chunks, **kw)
+
+
+vgs("test_basic_streaming_single_tool", [G[0], "call:get_weather{", f"location:{Q}Paris", ", France", Q + "}", G[1]],
+    [("get_weather", {"location": "Paris, France"})])
+vgs("test_streaming_multi_arg", [G[0], "call:get_weather{", f"location:{gq('Tokyo')},", f"unit:{gq('celsius')}}}", G[1]],
+    [("get_weather", {"location": "Tokyo", "unit": "celsius"})])
+for test in ("test_streaming_no_extra_brace", "test_streaming_no_unquoted_keys", "test_streaming_name_no_call_prefix"):
+    city = "London" if test == "test_streaming_no_extra_brace" else "Paris"
+    vgs(test, [G[0], "call:get_weather{", f"location:{gq(city)}}}", G[1]], [("get_weather", {"location": city})])
+vgs("test_streaming_text_before_tool_call", ["Let me check ", "the weather. ", G[0], "call:get_weather{", f"location:{gq('London')}}}", G[1]],
+    [("get_weather", {"location": "London"})], content="Let me check the weather. ")
+vgs("test_streaming_numeric_args", [G[0], "call:set_config{", "count:42,", "active:true}", G[1]], [("set_config", {"count": 42, "active": True})])
+vgs("test_streaming_boolean_split_across_chunks", [G[0], "call:search{input:{all:tru", "e}}", G[1]], [("search", {"input": {"all": True}})])
+vgs("test_streaming_false_split_across_chunks", [G[0], "call:set{flag:fals", "e}", G[1]], [("set", {"flag": False})])
+vgs("test_streaming_number_split_across_chunks", [G[0], "call:set{count:4", "2}", G[1]], [("set", {"count": 42})])
+vgs("test_streaming_empty_args", [G[0], "call:get_status{}", G[1]], [("get_status", {})])
+vgs("test_streaming_split_delimiter_no_invalid_json", [G[0], "call:todowrite{", f"content:{Q}Buy milk<|", '"|>}', G[1]], [("todowrite", {"content": "Buy milk"})])
+vgs("test_streaming_does_not_duplicate_plain_text_after_tool_call", [G[0], "call:get_weather{", f"location:{gq('Paris')}}}", G[1] + "<", "div>"],
+    [("get_weather", {"location": "Paris"})], content="<div>")
+HTML_CHUNKS = [G[0], "call:write_file{", f"path:{gq('index.html')},", f"content:{Q}<!DOCTYPE html>\n<", 'html lang="zh-CN">\n<', "head>\n    <",
+               'meta charset="UTF-8">\n    <', 'meta name="viewport" content="width=device-width">\n', Q + "}", G[1]]
+vgs("test_streaming_html_argument_does_not_duplicate_tag_prefixes", HTML_CHUNKS, [("write_file", {
+    "path": "index.html",
+    "content": '<!DOCTYPE html>\n<html lang="zh-CN">\n<head>\n    <meta charset="UTF-8">\n    <meta name="viewport" content="width=device-width">\n'})])
+vgs("test_streaming_trailing_bare_bool_not_duplicated",
+    [G[0], "call:Edit{", f"file_path:{gq('src/env.py')},", f"old_string:{gq('old_val')},", f"new_string:{gq('new_val')},", "replace_all:", "false}", G[1]],
+    [("Edit", {"file_path": "src/env.py", "old_string": "old_val", "new_string": "new_val", "replace_all": False})])
