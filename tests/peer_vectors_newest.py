@@ -1087,3 +1087,40 @@ vgb("TestGemma4EngineBareCallIntegration::test_offline_utils_bare_call_after_cha
 vgb("TestGemma4EngineBareCallIntegration::test_engine_tool_parser_bare_call_extraction",
     f"{CH[0]}thought\nListing directory files.\n{CH[1]}call:bash{{command:{gq('ls -la /work')}}}", [("bash", {"command": "ls -la /work"})],
     tools=[fn("bash", command=S)], xfail=GEMMA_SLIP + "a bare call: right after <channel|>, without <|tool_call>")
+
+# --------------------------------------------------------------------------------------------
+# gemma4: SGLang test/registered/unit/function_call/test_gemma4_detector.py and
+# test_gemma4_detector_string_delimiters.py
+# --------------------------------------------------------------------------------------------
+SG_ARRAY = "sgl-project/sglang test/registered/unit/function_call/test_gemma4_detector.py @1def55250d322723e39c49c14ef987c7fa119fb4::TestGemma4ArrayParser::"
+for i, (payload, expected) in enumerate([(f"[{gq('a]b')},{gq('c')}],{gq('tail')}", [["a]b", "c"], "tail"]),
+                                         (f"[{gq('a[b')},{gq('c')}],{gq('tail')}", [["a[b", "c"], "tail"]),
+                                         (f"[{gq('a[b]c')},{gq('d')}]", [["a[b]c", "d"]])]):
+    add(Vector(f"gemma4/sglang/test_nested_array_string_elements_with_brackets[{i}]", "gemma4", gcall("f", f"items:[{payload}]"),
+               [("f", {"items": expected})], origin=SG_ARRAY + "test_nested_array_string_elements_with_brackets"))
+SG_DELIM = ("sgl-project/sglang test/registered/unit/function_call/test_gemma4_detector_string_delimiters.py "
+            "@206d16683c5812977e01f2e08b54a6210c00cfe2::TestGemma4StringDelimiters::")
+WEB_SEARCH = [fn("web_search", ["query"], query=S, limit=I)]
+NO_OPENING = GEMMA_SLIP + 'a string written without its opening <|"|>'
+
+
+def sgd(test: str, text: str, calls: Any, **kw: Any) -> None:
+    add(Vector(f"gemma4/sglang/{test}", "gemma4", text, calls, tools=WEB_SEARCH, origin=SG_DELIM + test, **kw))
+
+
+sgd("test_well_formed_string", gcall("web_search", f"query:{gq('weather in Tokyo')}"), [("web_search", {"query": "weather in Tokyo"})])
+sgd("test_omitted_opening_delimiter", gcall("web_search", f"query:weather in Tokyo{Q}"), [("web_search", {"query": "weather in Tokyo"})], xfail=NO_OPENING)
+sgd("test_omitted_opening_delimiter_with_comma", gcall("web_search", f"query:Paris, France{Q},limit:5"),
+    [("web_search", {"query": "Paris, France", "limit": 5})], xfail=NO_OPENING)
+sgd("test_omitted_opening_delimiter_in_nested_object", gcall("web_search", f"filters:{{city:Tokyo{Q}}},query:{gq('x')}"),
+    [("web_search", {"filters": {"city": "Tokyo"}, "query": "x"})], xfail=NO_OPENING)
+sgd("test_omitted_opening_delimiter_in_array", gcall("web_search", f"query:[{gq('a')},b{Q}]"), [], invalid=1,
+    why="an array for query breaks the tool's string schema: the call is reported invalid whatever the slip (SGLang returns it)")
+sgd("test_other_values_unchanged", gcall("web_search", f"limit:5,exact:true,query:{gq('Note: a, b')}"),
+    [("web_search", {"limit": 5, "exact": True, "query": "Note: a, b"})])
+sgd("test_malformed_array_terminates", gcall("web_search", f"query:[ k:{Q}1]]"), [], invalid=1,
+    why="a malformed value is reported invalid with its text (SGLang returns a call with what it salvaged; its test checks only the name)")
+sgd("test_streaming_omitted_opening_delimiter", gcall("web_search", f"query:weather in Tokyo{Q}"), [("web_search", {"query": "weather in Tokyo"})],
+    chunks=[G[0], "call", ":", "web", "_", "search", "{", "query", ":", "weather", " in", " Tokyo", Q, "}", G[1]], xfail=NO_OPENING)
+sgd("test_streaming_well_formed", gcall("web_search", f"query:{gq('weather in Tokyo')}"), [("web_search", {"query": "weather in Tokyo"})],
+    chunks=[G[0], "call", ":", "web", "_", "search", "{", "query", ":", Q, "weather", " in", " Tokyo", Q, "}", G[1]])
