@@ -1124,3 +1124,33 @@ sgd("test_streaming_omitted_opening_delimiter", gcall("web_search", f"query:weat
     chunks=[G[0], "call", ":", "web", "_", "search", "{", "query", ":", "weather", " in", " Tokyo", Q, "}", G[1]], xfail=NO_OPENING)
 sgd("test_streaming_well_formed", gcall("web_search", f"query:{gq('weather in Tokyo')}"), [("web_search", {"query": "weather in Tokyo"})],
     chunks=[G[0], "call", ":", "web", "_", "search", "{", "query", ":", Q, "weather", " in", " Tokyo", Q, "}", G[1]])
+
+# --------------------------------------------------------------------------------------------
+# gemma4: vLLM tests/reasoning/test_gemma4_reasoning_parser.py (the non-streaming cases; the
+# streaming ids stream the same outputs token by token, which the chars path covers; the two
+# "invalid_*_streaming" ids expect the opposite of their non-streaming twins and are left out)
+# --------------------------------------------------------------------------------------------
+VGR = "vllm-project/vllm tests/reasoning/test_gemma4_reasoning_parser.py @0c4966200aec186cd256a14f02c2151571f0ad0e::test_gemma4_reasoning"
+for pid, text, reasoning, content, thinking, extra in (
+    ("invalid_simple", f"This is a reasoning section{CH[1]}This is the rest", "This is a reasoning section", "This is the rest", True, {}),
+    ("invalid_complete", f"This is a reasoning section{CH[1]}", "This is a reasoning section", None, True, {}),
+    ("no_content", f"{CH[0]}This is reasoning", "This is reasoning", None, None, {}),
+    ("no_reasoning", "This is content", None, "This is content", None, {}),
+    ("reasoning", f"{CH[0]}This is a reasoning section{CH[1]}This is the rest", "This is a reasoning section", "This is the rest", None, {}),
+    ("complete_reasoning", f"{CH[0]}This is a reasoning section{CH[1]}", "This is a reasoning section", None, None, {}),
+    ("multiple_lines", f"{CH[0]}This\nThat{CH[1]}This is the rest\nThat", "This\nThat", "This is the rest\nThat", None, {}),
+    ("no_end", f"{CH[0]}This is a reasoning section", "This is a reasoning section", None, None, {}),
+    ("empty", "", None, None, None, {}),
+    ("new_line", f"Before\n{CH[0]}This is a reasoning section{CH[1]}\nThis is the rest", "This is a reasoning section", "Before\n\nThis is the rest",
+     None, {"xfail": "issue 35 point 3: Gemma 4's <|channel>…<channel|> after answer text is reasoning"}),
+    ("thought_prefix", f"{CH[0]}thought\nActual reasoning here{CH[1]}Final answer", "Actual reasoning here", "Final answer", None, {}),
+    ("thought_prefix_only", f"{CH[0]}thought\n{CH[1]}", None, None, None, {}),
+    ("thought_prefix_multiline", f"{CH[0]}thought\nLine1\nLine2{CH[1]}Answer", "Line1\nLine2", "Answer", None, {}),
+    ("thought_prefix_diverge", f"{CH[0]}thousand reasons{CH[1]}Done", "thousand reasons", "Done", None, {}),
+):
+    add(Vector(f"gemma4/vllm-reasoning/{pid}", "gemma4", text, [], reasoning=reasoning, content=content, thinking=thinking,
+               origin=VGR + f"[{pid}]", **extra))
+add(Vector("gemma4/vllm-reasoning/tool_call_started", "gemma4", G[0], [], reasoning=None, content=None, invalid=1, thinking=None,
+           origin=VGR + "[tool_call_started]",
+           why="the output stops right after the tool-call token: the cut call is reported invalid with its text, not put in the "
+           "content (vLLM's reasoning parser alone passes the token on as content)"))
