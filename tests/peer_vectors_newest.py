@@ -1154,3 +1154,21 @@ add(Vector("gemma4/vllm-reasoning/tool_call_started", "gemma4", G[0], [], reason
            origin=VGR + "[tool_call_started]",
            why="the output stops right after the tool-call token: the cut call is reported invalid with its text, not put in the "
            "content (vLLM's reasoning parser alone passes the token on as content)"))
+
+# --------------------------------------------------------------------------------------------
+# gemma4: vLLM tests/reasoning/test_gemma4_reasoning_with_tool_call.py (reasoning and tool parser
+# together, token by token or in one delta)
+# --------------------------------------------------------------------------------------------
+VGRT = "vllm-project/vllm tests/reasoning/test_gemma4_reasoning_with_tool_call.py @109eefd646368f8aa282b251a815c04fd5922975::"
+FIND_TOKENS = [CH[0], "thought", "\n", "I", " need", " to", " find", " files", CH[1], G[0], "call", ":", "find", "{", "path", ":", Q, "research", Q, "}", G[1]]
+FIND = [("find", {"path": "research"})]
+add(Vector("gemma4/vllm-reasoning/test_reasoning_then_tool_call_token_by_token", "gemma4", "".join(FIND_TOKENS), FIND,
+           reasoning="I need to find files", thinking=None, chunks=FIND_TOKENS, origin=VGRT + "test_reasoning_then_tool_call_token_by_token"))
+add(Vector("gemma4/vllm-reasoning/test_reasoning_then_tool_call_single_delta", "gemma4", "".join(FIND_TOKENS), FIND,
+           reasoning="I need to find files", thinking=None, origin=VGRT + "test_reasoning_then_tool_call_single_delta"))
+ANSWER_TOKENS = [CH[0], "thought", "\n", "I", " need", " to", " answer", CH[1], "The", " answer", " is", " 42"]
+add(Vector("gemma4/vllm-reasoning/test_reasoning_after_tool_response", "gemma4", "".join(ANSWER_TOKENS), [], reasoning="I need to answer",
+           content="The answer is 42", thinking=None, chunks=ANSWER_TOKENS, origin=VGRT + "test_reasoning_after_tool_response"))
+THINK_TOKENS = [CH[0], "thought", "\n", "Let", " me", " think", CH[1], "The", " answer", " is", " 42"]
+add(Vector("gemma4/vllm-reasoning/test_reasoning_only_no_tool_call", "gemma4", "".join(THINK_TOKENS), [], reasoning="Let me think",
+           content="The answer is 42", thinking=None, chunks=THINK_TOKENS, origin=VGRT + "test_reasoning_only_no_tool_call"))
