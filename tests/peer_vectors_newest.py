@@ -1172,3 +1172,105 @@ add(Vector("gemma4/vllm-reasoning/test_reasoning_after_tool_response", "gemma4",
 THINK_TOKENS = [CH[0], "thought", "\n", "Let", " me", " think", CH[1], "The", " answer", " is", " 42"]
 add(Vector("gemma4/vllm-reasoning/test_reasoning_only_no_tool_call", "gemma4", "".join(THINK_TOKENS), [], reasoning="Let me think",
            content="The answer is 42", thinking=None, chunks=THINK_TOKENS, origin=VGRT + "test_reasoning_only_no_tool_call"))
+
+# --------------------------------------------------------------------------------------------
+# gemma4: vLLM tests/parser/engine/test_gemma4_streaming_reasoning.py (the parser engine's Gemma 4
+# parser; token streams in batches of 10 or 1 as the tests feed them)
+# --------------------------------------------------------------------------------------------
+EG = "vllm-project/vllm tests/parser/engine/test_gemma4_streaming_reasoning.py @089b890a3086ebafa81bfd738ca6104eda1a5c04::"
+GEMMA_TYPED = ("Gemma 4's syntax types a bare value itself (a string is written between <|\"|>): 42 is a number and true a "
+               "boolean (vLLM's engine parser keeps the text where no schema types it; its tool parser reads them typed)")
+
+
+def eg(test: str, text: str, calls: Any, **kw: Any) -> None:
+    add(Vector(f"gemma4/vllm-engine/{test}", "gemma4", text, calls, origin=EG + test.split("[")[0], **kw))
+
+
+def words(text: str) -> list[str]:
+    w = text.split(" ")
+    return [w[0], *(" " + x for x in w[1:])]
+
+
+for term in ("<turn|>", "<eos>"):
+    eg(f"TestGemma4DroppedTerminalText::test_terminal_text_without_token_id_is_dropped[{term}]", "The answer is 4." + term, [],
+       content="The answer is 4.", thinking=None, **({} if term == "<turn|>" else {
+           "xfail": "issue 35 point 6: the tokenizer's end-of-sequence text at the very end of the output is not answer text"}))
+DALLAS_REASONING = ("The user is asking for the current weather in Dallas, Texas, and specifically requests the temperature in Fahrenheit. "
+                    "I have a tool `get_current_weather` that can provide this information. I should call this tool with `city='Dallas'`, "
+                    "`state='TX'`, and `unit='fahrenheit'`.")
+DALLAS_TOKENS = [CH[0], "thought", "\n", *words(DALLAS_REASONING), CH[1], G[0], "call", ":", "get_current_weather", "{", "city", ":", Q, "Dallas", Q,
+                 ",", "state", ":", Q, "TX", Q, ",", "unit", ":", Q, "fahrenheit", Q, "}", G[1]]
+DALLAS_G = [("get_current_weather", {"city": "Dallas", "state": "TX", "unit": "fahrenheit"})]
+for test in ("test_tool_call_extracted", "test_tool_call_text_not_in_content", "test_reasoning_extracted"):
+    eg("TestGemma4StreamingReasoningThenToolCall::" + test, "".join(DALLAS_TOKENS), DALLAS_G, reasoning=DALLAS_REASONING, content=None,
+       thinking=None, chunks=grouped(DALLAS_TOKENS, 10))
+OPEN_TOKENS = ["Sure", ",", " the", " answer", " is", " 42", CH[1], "Hello", " world"]
+for test in ("test_reasoning_not_leaked_into_content", "test_post_reasoning_text_in_content"):
+    eg("TestGemma4PromptOpenReasoning::" + test, "".join(OPEN_TOKENS), [], reasoning="Sure, the answer is 42", content="Hello world",
+       thinking=True, chunks=OPEN_TOKENS)
+eg("TestGemma4PromptOpenReasoning::test_new_turn_prompt_unchanged", "".join(DALLAS_TOKENS), DALLAS_G, reasoning=DALLAS_REASONING, thinking=None,
+   chunks=grouped(DALLAS_TOKENS, 10))
+PRE_INIT = [CH[0], "thought", "\n", "Reason", "ing", " body", CH[1], "Final", " content"]
+for test in ("test_redundant_channel_open_swallowed_after_new_turn", "test_redundant_channel_open_swallowed_after_open_channel_prompt"):
+    eg("TestGemma4PreInitReasoningRobustness::" + test, "".join(PRE_INIT), [], reasoning="Reasoning body", content="Final content",
+       thinking=True, chunks=PRE_INIT)
+HOST_REASONING = ("The user wants me to:\n1. Perform some reasoning.\n2. Call a tool to fetch the hostname.\n3. Call a tool to fetch the current "
+                  "date.\n\nSince I am an AI assistant (opencode), I can use the `bash` tool to execute commands.\nTo get the hostname, I can run "
+                  "`hostname`.\nTo get the current date, I can run `date`.\n\nI should do this in a single response with multiple tool calls for "
+                  "efficiency.")
+
+
+def bash_tokens(command: str, description: str) -> list[str]:
+    return [G[0], "call", ":", "bash", "{", "command", ":", Q, command, Q, ",", "description", ":", Q, description, Q, "}", G[1]]
+
+
+HOST_TOKENS = [CH[0], "thought", "\n", *words(HOST_REASONING), CH[1], *bash_tokens("hostname", "Fetch the hostname of the system."),
+               *bash_tokens("date", "Fetch the current system date and time.")]
+
+
+def holdback(tokens: list[str], batch: int = 10, held: int = 12) -> list[str]:
+    """The test's detokenizer: each batch of tokens sent but its last ``held`` characters, which the next batch sends."""
+    out, sent = [], 0
+    for end in range(batch, len(tokens) + batch, batch):
+        text = "".join(tokens[:end])
+        safe = len(text) if end >= len(tokens) else max(0, len(text) - held)
+        out.append(text[sent:safe])
+        sent = safe
+    return out
+
+
+HOST_CALLS = [("bash", {"command": "hostname", "description": "Fetch the hostname of the system."}),
+              ("bash", {"command": "date", "description": "Fetch the current system date and time."})]
+for test in ("test_reasoning_not_truncated", "test_both_tool_calls_extracted", "test_tool_call_text_not_in_content"):
+    eg("TestGemma4ReasoningTruncationWithHoldback::" + test, "".join(HOST_TOKENS), HOST_CALLS, reasoning=HOST_REASONING, content=None,
+       thinking=None, chunks=holdback(HOST_TOKENS))
+eg("TestNonStreamingToolCalls::test_no_tool_calls", "Hello, how can I help you today?", [], content="Hello, how can I help you today?")
+eg("TestNonStreamingToolCalls::test_single_tool_call", LONDON, [("get_weather", {"location": "London"})])
+eg("TestNonStreamingToolCalls::test_multiple_arguments", gcall("get_weather", f"location:{gq('San Francisco')},unit:{gq('celsius')}"),
+   [("get_weather", {"location": "San Francisco", "unit": "celsius"})])
+eg("TestNonStreamingToolCalls::test_text_before_tool_call", "Let me check the weather for you. " + gcall("get_weather", "location:" + gq("Paris")),
+   [("get_weather", {"location": "Paris"})], content="Let me check the weather for you. ")
+eg("TestNonStreamingToolCalls::test_multiple_tool_calls", LONDON + gcall("get_time", "location:" + gq("London")),
+   [("get_weather", {"location": "London"}), ("get_time", {"location": "London"})])
+eg("TestNonStreamingToolCalls::test_nested_arguments", gcall("complex_function", f"nested:{{inner:{gq('value')}}},list:[{gq('a')},{gq('b')}]"),
+   [("complex_function", {"nested": {"inner": "value"}, "list": ["a", "b"]})])
+eg("TestNonStreamingToolCalls::test_number_and_boolean", gcall("set_status", "is_active:true,count:42,score:3.14"),
+   [("set_status", {"is_active": True, "count": 42, "score": 3.14})], why=GEMMA_TYPED)
+eg("TestNonStreamingToolCalls::test_no_arguments", gcall("get_status", ""), [("get_status", {})])
+eg("TestNonStreamingToolCalls::test_hyphenated_function_name", gcall("get-weather", "location:" + gq("London")), [("get-weather", {"location": "London"})])
+eg("TestNonStreamingToolCalls::test_dotted_function_name", gcall("weather.get", "location:" + gq("London")), [("weather.get", {"location": "London"})])
+
+
+def egs(test: str, chunks: list, calls: Any, **kw: Any) -> None:
+    eg("TestStreamingToolCallEdgeCases::" + test, "".join(chunks), calls, chunks=chunks, **kw)
+
+
+egs("test_basic_streaming", [G[0], "call:get_weather{", f"location:{Q}Paris", ", France", Q + "}", G[1]], [("get_weather", {"location": "Paris, France"})])
+egs("test_streaming_multi_arg", [G[0], "call:get_weather{", f"location:{gq('Tokyo')},", f"unit:{gq('celsius')}}}", G[1]],
+    [("get_weather", {"location": "Tokyo", "unit": "celsius"})])
+egs("test_streaming_no_extra_brace", [G[0], "call:get_weather{", f"location:{gq('London')}}}", G[1]], [("get_weather", {"location": "London"})])
+egs("test_streaming_text_before_tool", ["Let me check ", "the weather. ", G[0], "call:get_weather{", f"location:{gq('London')}}}", G[1]],
+    [("get_weather", {"location": "London"})], content="Let me check the weather. ")
+egs("test_streaming_numeric_args", [G[0], "call:set_config{", "count:42,", "active:true}", G[1]], [("set_config", {"count": 42, "active": True})],
+    why=GEMMA_TYPED)
+egs("test_streaming_empty_args", [G[0], "call:get_status{}", G[1]], [("get_status", {})])
