@@ -1336,3 +1336,30 @@ sk3("test_stream_end_reports_truncated_tools_section", K3_TOOLS[0] + f'{XO}call 
 sk3("test_stream_end_releases_held_back_text", "all done<", [], content="all done<", chunks=["all done", "<"])
 sk3("test_stream_end_drops_truncated_marker", "all done" + XO, [], content="all done", chunks=["all done", XO],
     xfail="issue 35 point 6: a dangling marker at the very end of the output is not answer text")
+
+# --------------------------------------------------------------------------------------------
+# kimi_k3: vLLM tests/reasoning/test_kimi_k3_reasoning_parser.py
+# --------------------------------------------------------------------------------------------
+VK3R = "vllm-project/vllm tests/reasoning/test_kimi_k3_reasoning_parser.py @0ad0a4635e6fe4ec751cd0bdd8f9ece7898a88ec::"
+K3_THINK = (f"{XO}think{XS}", f"{XC}think{XS}")
+RESPONSE_MARKUP = ("the response element's opener is markup: the content is its text (vLLM's reasoning parser alone hands the opener "
+                   "on, for its tool parser to strip)")
+
+
+def vk3r(test: str, text: str, **kw: Any) -> None:
+    kw.setdefault("thinking", None)
+    add(Vector(f"kimi_k3/vllm-reasoning/{test}", "kimi_k3", text, [], origin=VK3R + test, **kw))
+
+
+STEP_ANSWER = f"{K3_THINK[0]}step{K3_THINK[1]}{K3_RESPONSE[0]}answer"
+vk3r("test_extract_reasoning_with_xtml_tags", STEP_ANSWER, reasoning="step", content="answer")
+vk3r("test_extract_reasoning_with_generation_prefix_consumed", f"step{K3_THINK[1]}{K3_RESPONSE[0]}answer", reasoning="step", content="answer")
+vk3r("test_extract_reasoning_truncated_before_close_marker", "unfinished reasoning", reasoning="unfinished reasoning", content=None)
+vk3r("test_extract_markerless_output_with_thinking_disabled", "answer", reasoning=None, content="answer", thinking=False)
+vk3r("test_delegating_parser_strips_response_wrapper_without_tool_parser", STEP_ANSWER, reasoning="step", content="answer")
+vk3r("test_streaming_split_open_marker_is_held_back", K3_THINK[0] + "step", reasoning="step", chunks=[XO, "think", XS + "step"])
+vk3r("test_streaming_split_close_marker_hands_content_downstream", STEP_ANSWER, reasoning="step", content="answer",
+     chunks=[K3_THINK[0] + "step", XC, f"think{XS}{K3_RESPONSE[0]}answer"], why=RESPONSE_MARKUP)
+vk3r("test_thinking_disabled_streams_content", K3_RESPONSE[0] + "answer", reasoning=None, content="answer", thinking=False, why=RESPONSE_MARKUP)
+vk3r("test_delegating_parser_thinking_false_streams_response_content", f"OK{K3_RESPONSE[1]}", reasoning=None, content="OK", thinking=False,
+     chunks=["OK", XC, f"response{XS}"])
