@@ -1363,3 +1363,79 @@ vk3r("test_streaming_split_close_marker_hands_content_downstream", STEP_ANSWER, 
 vk3r("test_thinking_disabled_streams_content", K3_RESPONSE[0] + "answer", reasoning=None, content="answer", thinking=False, why=RESPONSE_MARKUP)
 vk3r("test_delegating_parser_thinking_false_streams_response_content", f"OK{K3_RESPONSE[1]}", reasoning=None, content="OK", thinking=False,
      chunks=["OK", XC, f"response{XS}"])
+
+# --------------------------------------------------------------------------------------------
+# qwen3_5: vLLM tests/parser/engine/test_qwen3.py (the engine's Qwen3 XML parser, thinking off,
+# no tools: every value unchecked by a schema)
+# --------------------------------------------------------------------------------------------
+EQ = "vllm-project/vllm tests/parser/engine/test_qwen3.py @049d8df27dda4fd0caffa289ea12bfe5a47ac794::"
+TC_Q = ("<tool_call>", "</tool_call>")
+NO_SCHEMA_TEXT = "issue 35 point 4: with no schema, and Qwen's tag typing nothing, a value's text is kept (\"42\", not 42)"
+
+
+def eq(test: str, text: str, calls: Any, **kw: Any) -> None:
+    add(Vector(f"qwen3_5/vllm-engine/{test}", "qwen3_5", text, calls, origin=EQ + test, **kw))
+
+
+def qcall(name: str, *params: str) -> str:
+    return f"{TC_Q[0]}\n<function={name}>\n" + "".join(p + "\n" for p in params) + f"</function>\n{TC_Q[1]}"
+
+
+def qp(key: str, value: Any) -> str:
+    return f"<parameter={key}>{value}</parameter>"
+
+
+TOKYO_Q = qcall("get_weather", qp("city", "Tokyo"))
+eq("TestNonStreaming::test_no_tool_calls", "This is a regular response without any tool calls.", [],
+   content="This is a regular response without any tool calls.")
+eq("TestNonStreaming::test_single_tool_call", TOKYO_Q, [("get_weather", {"city": "Tokyo"})])
+eq("TestNonStreaming::test_parallel_tool_calls", TOKYO_Q + qcall("get_time", qp("timezone", "Asia/Tokyo")),
+   [("get_weather", {"city": "Tokyo"}), ("get_time", {"timezone": "Asia/Tokyo"})])
+eq("TestNonStreaming::test_various_data_types", qcall("test_function", qp("string_field", "hello"), qp("int_field", 42), qp("float_field", 3.14),
+                                                     qp("bool_field", "true"), qp("null_field", "null"), qp("array_field", '["a", "b", "c"]'),
+                                                     qp("object_field", '{"nested": "value"}')),
+   [("test_function", {"string_field": "hello", "int_field": "42", "float_field": "3.14", "bool_field": "true", "null_field": "null",
+                       "array_field": '["a", "b", "c"]', "object_field": '{"nested": "value"}'})], xfail=NO_SCHEMA_TEXT)
+eq("TestNonStreaming::test_empty_arguments", f"{TC_Q[0]}\n<function=refresh>\n</function>\n{TC_Q[1]}", [("refresh", {})])
+eq("TestNonStreaming::test_surrounding_text", "Let me check the weather for you.\n\n" + TOKYO_Q + "\n\nI will get that information.",
+   [("get_weather", {"city": "Tokyo"})], content="Let me check the weather for you.\n\n\n\nI will get that information.")
+ESCAPED = {"quoted": 'He said "hello"', "path": "C:\\Users\\file.txt", "newline": "line1\nline2"}
+eq("TestNonStreaming::test_escaped_strings", qcall("test_function", *(qp(k, v) for k, v in ESCAPED.items())), [("test_function", ESCAPED)])
+eq("TestNonStreaming::test_multiple_parameters", qcall("search", qp("query", "vllm parsing"), qp("limit", 10), qp("exact_match", "false")),
+   [("search", {"query": "vllm parsing", "limit": "10", "exact_match": "false"})], xfail=NO_SCHEMA_TEXT)
+BASH_Q = qcall("Bash", "<parameter=command>\nls -la /tmp\n</parameter>", "<parameter=description>\nList files in /tmp directory\n</parameter>")
+eq("TestNonStreaming::test_multiline_param_values", BASH_Q, [("Bash", {"command": "ls -la /tmp", "description": "List files in /tmp directory"})])
+TWO_Q = (qcall("Bash", "<parameter=command>\nfind /workspace -name '*.py' | head -20\n</parameter>", "<parameter=description>\nFind Python files\n</parameter>")
+         + qcall("Read", "<parameter=file_path>\n/workspace/main.py\n</parameter>"))
+eq("TestNonStreaming::test_multiline_two_tool_calls", TWO_Q,
+   [("Bash", {"command": "find /workspace -name '*.py' | head -20", "description": "Find Python files"}), ("Read", {"file_path": "/workspace/main.py"})])
+eq("TestNonStreaming::test_consecutive_tool_calls_without_tool_end",
+   f"{TC_Q[0]}\n<function=get_weather>\n{qp('city', 'Tokyo')}\n</function>\n" + qcall("get_weather", qp("city", "Paris")),
+   [("get_weather", {"city": "Tokyo"}), ("get_weather", {"city": "Paris"})])
+QUESTIONS = '[{"question": "Pick a color", "multiSelect": false, "answer": null}]'
+eq("TestNonStreaming::test_nested_json_array_parameter", f"{TC_Q[0]}\n<function=AskUserQuestion>\n{qp('questions', QUESTIONS)}\n</function>\n{TC_Q[1]}",
+   [("AskUserQuestion", {"questions": QUESTIONS})], xfail=NO_SCHEMA_TEXT)
+
+
+def eqs(test: str, chunks: list, calls: Any, **kw: Any) -> None:
+    eq("TestStreaming::" + test, "".join(chunks), calls, chunks=chunks, **kw)
+
+
+eqs("test_basic_streaming", [TC_Q[0] + "\n", "<function=get_weather>\n", "<parameter=city>Tokyo", "</parameter>\n", "</function>\n", TC_Q[1]],
+    [("get_weather", {"city": "Tokyo"})])
+eqs("test_streaming_multi_param", [TC_Q[0] + "\n", "<function=get_weather>\n", qp("city", "Tokyo") + "\n", qp("unit", "celsius") + "\n", "</function>\n", TC_Q[1]],
+    [("get_weather", {"city": "Tokyo", "unit": "celsius"})])
+eqs("test_streaming_text_before_tool", ["Let me check ", "the weather. ", TC_Q[0] + "\n", "<function=get_weather>\n", qp("city", "Tokyo") + "\n",
+                                        "</function>\n", TC_Q[1]], [("get_weather", {"city": "Tokyo"})], content="Let me check the weather. ")
+eqs("test_streaming_empty_args", [TC_Q[0] + "\n", "<function=refresh>\n", "</function>\n", TC_Q[1]], [("refresh", {})])
+eqs("test_streaming_split_parameter_tag", [TC_Q[0] + "\n", "<function=test>\n", "<parameter=", "name>Alice", "</parameter>\n", "</function>\n", TC_Q[1]],
+    [("test", {"name": "Alice"})])
+eqs("test_streaming_numeric_values", [TC_Q[0] + "\n", "<function=set_config>\n", qp("count", 42) + "\n", qp("active", "true") + "\n", "</function>\n", TC_Q[1]],
+    [("set_config", {"count": "42", "active": "true"})], xfail=NO_SCHEMA_TEXT)
+eqs("test_streaming_parallel_calls", [TC_Q[0] + "\n", "<function=get_weather>\n", qp("city", "Tokyo") + "\n", "</function>\n", TC_Q[1],
+                                      TC_Q[0] + "\n", "<function=get_time>\n", qp("tz", "JST") + "\n", "</function>\n", TC_Q[1]],
+    [("get_weather", {"city": "Tokyo"}), ("get_time", {"tz": "JST"})])
+eqs("test_streaming_value_split_across_chunks", [TC_Q[0] + "\n", "<function=search>\n", "<parameter=query>hello ", "world", " test</parameter>\n",
+                                                 "</function>\n", TC_Q[1]], [("search", {"query": "hello world test"})])
+eqs("test_streaming_split_tool_call_tag", [TC_Q[0] + "\n", "<function=test>\n", "<parameter=x>1", "</parameter>\n", "</function>\n", TC_Q[1]],
+    [("test", {"x": "1"})], xfail=NO_SCHEMA_TEXT)
