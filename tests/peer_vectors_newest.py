@@ -1439,3 +1439,39 @@ eqs("test_streaming_value_split_across_chunks", [TC_Q[0] + "\n", "<function=sear
                                                  "</function>\n", TC_Q[1]], [("search", {"query": "hello world test"})])
 eqs("test_streaming_split_tool_call_tag", [TC_Q[0] + "\n", "<function=test>\n", "<parameter=x>1", "</parameter>\n", "</function>\n", TC_Q[1]],
     [("test", {"x": "1"})], xfail=NO_SCHEMA_TEXT)
+ECHO_Q = qcall("echo", qp("msg", "hi"))
+eq("TestStreaming::test_char_by_char_streaming", ECHO_Q, [("echo", {"msg": "hi"})], chunks=1)
+ML = [TC_Q[0] + "\n", "<function=Bash>\n", "<parameter=command>\n", "ls -la /tmp\n", "</parameter>\n", "<parameter=description>\n", "List files\n",
+      "</parameter>\n", "</function>\n", TC_Q[1]]
+eqs("test_streaming_multiline_param_values", ML, [("Bash", {"command": "ls -la /tmp", "description": "List files"})])
+ML2 = [TC_Q[0] + "\n", "<function=Bash>\n", "<parameter=command>\n", "find /workspace -name '*.py' | head -20\n", "</parameter>\n",
+       "<parameter=description>\n", "Find Python files\n", "</parameter>\n", "</function>\n", TC_Q[1], TC_Q[0] + "\n", "<function=Read>\n",
+       "<parameter=file_path>\n", "/workspace/main.py\n", "</parameter>\n", "</function>\n", TC_Q[1]]
+eqs("test_streaming_multiline_two_tool_calls", ML2,
+    [("Bash", {"command": "find /workspace -name '*.py' | head -20", "description": "Find Python files"}), ("Read", {"file_path": "/workspace/main.py"})])
+# TestArgConverter: the converter's input is a call's parameters; here they sit in a call
+eq("TestArgConverter::test_multiline_param_values", qcall("f", "<parameter=command>\nls -la /tmp\n</parameter>", "<parameter=description>\nList files\n</parameter>"),
+   [("f", {"command": "ls -la /tmp", "description": "List files"})])
+eq("TestArgConverter::test_two_multiline_params", qcall("f", "<parameter=a>\nfoo\nbar\n</parameter>", "<parameter=b>\nbaz\nqux\n</parameter>"),
+   [("f", {"a": "foo\nbar", "b": "baz\nqux"})])
+TASK = [fn("TaskUpdate", taskId=S, count=I, ratio=N, flag=S)]
+eq("TestSchemaAwareTypeCoercion::test_string_param_not_coerced_to_int", qcall("TaskUpdate", qp("taskId", 1)), [("TaskUpdate", {"taskId": "1"})], tools=TASK)
+eq("TestSchemaAwareTypeCoercion::test_string_param_not_coerced_to_bool", qcall("TaskUpdate", qp("flag", "true")), [("TaskUpdate", {"flag": "true"})], tools=TASK)
+eq("TestSchemaAwareTypeCoercion::test_int_param_still_coerced", qcall("TaskUpdate", qp("count", 42)), [("TaskUpdate", {"count": 42})], tools=TASK)
+eq("TestSchemaAwareTypeCoercion::test_no_tools_keeps_strings", qcall("TaskUpdate", qp("taskId", 1)), [("TaskUpdate", {"taskId": "1"})], xfail=NO_SCHEMA_TEXT)
+eqs("test_streaming_string_param_not_coerced", [TC_Q[0] + "\n", "<function=TaskUpdate>\n", qp("taskId", 1) + "\n", "</function>\n", TC_Q[1]],
+    [("TaskUpdate", {"taskId": "1"})], tools=TASK)
+eq("TestAnyOfTypeCoercion::test_anyof_string_param_not_coerced", qcall("set_config", qp("port", 8080)), [("set_config", {"port": "8080"})],
+   tools=[fn("set_config", port={"anyOf": [S, {"type": "null"}]}, count=I)])
+CONFIGURE = [fn("configure", enabled=B, ratio=N, count=I, value={"type": ["integer", "null"]}, label=S)]
+for test, param, value, expected in (("test_bool_param_coerced", "enabled", "true", True), ("test_number_param_whole_normalized", "ratio", "5.0", 5),
+                                     ("test_number_param_fractional", "ratio", "3.14", 3.14), ("test_null_coerced_when_in_schema", "value", "null", None),
+                                     ("test_null_stays_string_without_null_schema", "label", "null", "null")):
+    eq("TestSchemaCoercionBoolNumberNull::" + test, qcall("configure", qp(param, value)), [("configure", {param: expected})], tools=CONFIGURE)
+for test, param, value, expected in (("test_streaming_bool_param_coerced", "enabled", "true", True), ("test_streaming_number_param_coerced", "ratio", "3.14", 3.14)):
+    eq("TestSchemaCoercionBoolNumberNull::" + test, qcall("configure", qp(param, value)), [("configure", {param: expected})], tools=CONFIGURE,
+       chunks=[TC_Q[0] + "\n", "<function=configure>\n", qp(param, value) + "\n", "</function>\n", TC_Q[1]])
+COMPREHENSIVE = qcall("configure", qp("enabled", "true"), qp("ratio", "5.0"), qp("count", 42), qp("value", "null"), qp("label", "hello"))
+eq("TestSchemaCoercionBoolNumberNull::test_streaming_matches_non_streaming_comprehensive", COMPREHENSIVE + "\n",
+   [("configure", {"enabled": True, "ratio": 5, "count": 42, "value": None, "label": "hello"})], tools=CONFIGURE,
+   chunks=[line + "\n" for line in COMPREHENSIVE.split("\n") if line])
