@@ -1475,3 +1475,22 @@ COMPREHENSIVE = qcall("configure", qp("enabled", "true"), qp("ratio", "5.0"), qp
 eq("TestSchemaCoercionBoolNumberNull::test_streaming_matches_non_streaming_comprehensive", COMPREHENSIVE + "\n",
    [("configure", {"enabled": True, "ratio": 5, "count": 42, "value": None, "label": "hello"})], tools=CONFIGURE,
    chunks=[line + "\n" for line in COMPREHENSIVE.split("\n") if line])
+NESTED_TOOLS = [
+    fn("search", query=S, filters={"type": "object", "properties": {"language": S, "min_stars": I}}, tags={"type": "array", "items": S},
+       limits={"type": "array", "items": I}, verbose=B),
+    fn("AskUserQuestion", questions={"type": "array", "items": {"type": "object", "properties": {
+        "question": S, "multiSelect": B, "answer": {"type": ["string", "null"]}}}}),
+]
+QUESTIONS_ARGS = {"questions": [{"question": "Pick a color", "multiSelect": False, "answer": None}]}
+eq("TestNestedSchemaCoercion::test_nested_object_coerced", qcall("search", qp("filters", '{"language": "python", "min_stars": 100}')),
+   [("search", {"filters": {"language": "python", "min_stars": 100}})], tools=NESTED_TOOLS)
+eq("TestNestedSchemaCoercion::test_nested_array_items_coerced", qcall("search", qp("limits", "[10, 20, 30]")), [("search", {"limits": [10, 20, 30]})],
+   tools=NESTED_TOOLS)
+eq("TestNestedSchemaCoercion::test_nested_string_array_not_coerced", qcall("search", qp("tags", '["ml", "42"]')), [("search", {"tags": ["ml", "42"]})],
+   tools=NESTED_TOOLS)
+eq("TestNestedSchemaCoercion::test_array_of_objects_with_bool_and_null_coerced", qcall("AskUserQuestion", qp("questions", QUESTIONS)),
+   [("AskUserQuestion", QUESTIONS_ARGS)], tools=NESTED_TOOLS)
+ASK = [TC_Q[0] + "\n", "<function=AskUserQuestion>\n", '<parameter=questions>[{"question": "Pick a color",', ' "multiSelect": false, "answer": null}]',
+       "</parameter>\n", "</function>\n", TC_Q[1]]
+eq("TestNestedSchemaCoercion::test_streaming_array_of_objects_with_bool_and_null_coerced", "".join(ASK), [("AskUserQuestion", QUESTIONS_ARGS)],
+   tools=NESTED_TOOLS, chunks=ASK)
