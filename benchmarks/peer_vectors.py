@@ -1,7 +1,7 @@
 """The peers' own vectors for the newest families (issue 35), counted: per format, how many
 thinkgate reads as the peer's test expects on each path (whole, the test's own chunks, one
 character at a time) and on all three, and how many of those it fails are set down to each point
-of issue 35 (``xfail``) or differ on purpose (``why``, counted as passing: the vector then holds
+of issue 35 (``xfail``; "none": a failure no point names) or differ on purpose (``why``, counted as passing: the vector then holds
 thinkgate's reading).
 
 Prints a table like issue 35's, writes JSON.
@@ -25,8 +25,9 @@ from peer_vectors_newest import PATHS, VECTORS, failures  # noqa: E402
 
 
 def _point(xfail: str) -> str:
+    """The point of issue 35 an xfail names; "none" for a failure no point covers."""
     m = re.match(r"issue 35 point (\d+)", xfail)
-    return m.group(1) if m else "?"
+    return m.group(1) if m else "none"
 
 
 def count() -> tuple[dict, list]:

@@ -53,13 +53,15 @@ class Vector(NamedTuple):
 
 
 VECTORS: dict[str, Vector] = {}
+# an xfail no point of issue 35 covers: thinkgate's reading is wrong in a way the issue does not name
+NOT_IN_ISSUE = "not in issue 35: "
 
 
 def add(v: Vector) -> None:
     assert v.id not in VECTORS, v.id
     assert v.id.startswith(v.fmt + "/"), v.id
     assert not (v.why and v.xfail), v.id  # a difference on purpose is asserted, never xfail
-    assert not v.xfail or v.xfail.startswith("issue 35 point "), v.id
+    assert not v.xfail or v.xfail.startswith(("issue 35 point ", NOT_IN_ISSUE)), v.id
     VECTORS[v.id] = v
 
 
@@ -1629,3 +1631,112 @@ sr4("TestMaxTokensTruncation::test_partial_tool_call_emitted_on_truncation", CUT
 sr4("TestBareInvokeWithoutWrapper::test_streaming_detects_bare_invoke", "Prose.\n" + BARE4, SF, content="Prose.\n", xfail=AT_END)
 sr4("TestBareInvokeWithoutWrapper::test_streaming_bare_invoke_chunked", "Prose.\n" + BARE4, SF, content="Prose.\n", chunks=5, xfail=AT_END)
 sr4("TestEmptyContentDeltaBeforeTool::test_no_empty_content_sse_chunk", WRAPPED4, SF, content=None, chunks=["", WRAPPED4])
+
+# --------------------------------------------------------------------------------------------
+# deepseek_v4: vLLM tests/reasoning/test_deepseekv4_reasoning_parser.py
+# --------------------------------------------------------------------------------------------
+VR4 = "vllm-project/vllm tests/reasoning/test_deepseekv4_reasoning_parser.py @3e10d2f2431d88c8e7e99a4d8d11aa49e32100f5::"
+READ_FILE_CALL = dsml_lines("read_file", dsml_param("path", "/tmp/example.lean"), block=TC)
+V4_IN_REASONING = "issue 35 point 3: a DSML block opened inside unclosed reasoning ends the reasoning (V4 calls tools while thinking)"
+add(Vector("deepseek_v4/vllm-reasoning/test_tool_call_start_implicitly_ends_reasoning", "deepseek_v4", "Let me search.\n\n" + READ_FILE_CALL, ANY,
+           reasoning="Let me search.\n\n", content=None, thinking=True, origin=VR4 + "test_tool_call_start_implicitly_ends_reasoning",
+           xfail=V4_IN_REASONING))
+add(Vector("deepseek_v4/vllm-reasoning/test_implicit_content_is_parseable_as_tool_call", "deepseek_v4", "Let me search.\n\n" + READ_FILE_CALL,
+           [("read_file", {"path": "/tmp/example.lean"})], thinking=True, origin=VR4 + "test_implicit_content_is_parseable_as_tool_call",
+           xfail=V4_IN_REASONING))
+
+# --------------------------------------------------------------------------------------------
+# deepseek_v3_2 and deepseek_v4: SGLang test/registered/unit/function_call/test_deepseekv32_strict_dsml.py
+# (SGLANG_ENABLE_STRICT_DSML_TOOL_CALLS: a malformed invoke comes back as text, never as a call)
+# --------------------------------------------------------------------------------------------
+SSD = "sgl-project/sglang test/registered/unit/function_call/test_deepseekv32_strict_dsml.py @71c9f28eeb360f7f9d92a210aa4b623b2b8c0547::"
+STRICT_TOOLS = [fn("set_flag", enabled=B), fn("lookup_fixture", key=S), fn("search", query=S, topn=I, ratio=N), fn("submit")]
+FLAVOUR = {"v4": ("deepseek_v4", TC), "v32": ("deepseek_v3_2", FC)}
+MALFORMED_KEPT = ("a malformed invoke is reported invalid with its text, markers included, and the text around it stays content "
+                  "(SGLang's strict mode returns the whole block as content)")
+
+
+def strict_invoke(name: str, body: str) -> str:
+    return f'{INV}{name}">{body}{INV_END}'
+
+
+def strict_block(block, *invokes: str, preamble: str = "") -> str:
+    return f"{preamble}{block[0]}\n" + "\n".join(invokes) + f"\n{block[1]}"
+
+
+def ssd(flavour: str, test: str, text: str, calls: Any, **kw: Any) -> None:
+    fmt = FLAVOUR[flavour][0]
+    kw.setdefault("tools", STRICT_TOOLS)
+    add(Vector(f"{fmt}/sglang-strict/{test}", fmt, text, calls, origin=SSD + test.split("[")[0], **kw))
+
+
+MALFORMED_TURN = ("I'll call the `set_flag` function to enable the flag.\n\n" + strict_block(TC, f'{INV}set_flag">\n<parameter name="enabled">true{PAR_END}\n{INV_END}'))
+EMPTY_CALL = (NOT_IN_ISSUE + "an invoke whose body holds no well-formed parameter is read as a call with {} arguments and the body's "
+              "text is moved into the content (a call invented, the model's text misplaced); it should be reported invalid with its text")
+ssd("v4", "TestMalformedBodiesAreDropped::test_malformed_turn_is_dropped_and_forwarded", MALFORMED_TURN, [], invalid=1,
+    content="I'll call the `set_flag` function to enable the flag.\n\n", xfail=EMPTY_CALL)
+MALFORMED_BODIES = {
+    "param_missing_dsml_marker_and_string_attr": f'\n<parameter name="key">alpha{PAR_END}\n',
+    "param_missing_string_attr_only": f'{PAR}key">alpha{PAR_END}',
+    "param_missing_dsml_marker_only": f'<parameter name="key" string="true">alpha{PAR_END}',
+    "unterminated_param_tag": f'{PAR}key" string="true">alpha',
+    "truncated_json_body": '{"key": "alpha"',
+    "invalid_json_body": '{"key": alpha}',
+    "non_object_json_body": '["alpha"]',
+    "good_param_then_stray_tag": dsml_param("key", "alpha") + f'\n<parameter name="x">1{PAR_END}',
+    "prose_in_body": "\nenable it please\n",
+}
+MALFORMED_READING = {
+    "param_missing_string_attr_only": {"calls": [("lookup_fixture", {"key": "alpha"})], "invalid": 0,
+                                       "why": "a parameter tag without its string attribute is read (tolerant reading; the schema types key as a "
+                                       "string), where SGLang's strict mode rejects the body"},
+    "unterminated_param_tag": {"why": MALFORMED_KEPT},
+    "good_param_then_stray_tag": {"xfail": NOT_IN_ISSUE + "a parameter's closing tag followed by a stray tag is read as part of the value "
+                                  "(key = 'alpha</｜DSML｜parameter>\\n<parameter name=\"x\">1'): the markup lands in a string argument"},
+}
+for flavour, (fmt, block) in FLAVOUR.items():
+    for label, body in MALFORMED_BODIES.items():
+        reading = {"calls": [], "invalid": 1, "xfail": EMPTY_CALL, **MALFORMED_READING.get(label, {})}
+        if "why" in reading:
+            reading.pop("xfail")
+        ssd(flavour, f"TestMalformedBodiesAreDropped::test_every_malformed_body_in_every_flavour[{label}]",
+            strict_block(block, strict_invoke("lookup_fixture", body), preamble="Sure.\n\n"), reading.pop("calls"), content="Sure.\n\n", **reading)
+ssd("v4", "TestMalformedBodiesAreDropped::test_a_block_with_one_malformed_member_yields_no_call",
+    strict_block(TC, strict_invoke("lookup_fixture", dsml_param("key", "alpha")), strict_invoke("set_flag", f'<parameter name="enabled">true{PAR_END}')),
+    [("lookup_fixture", {"key": "alpha"})], invalid=1,
+    xfail=EMPTY_CALL + " (the valid call beside it is read, as it should be; SGLang's strict mode drops the whole block into content)")
+SHAPES = {
+    "str": ("lookup_fixture", [("key", "true", "alpha")], {"key": "alpha"}),
+    "two str": ("search", [("query", "true", "a b"), ("topn", "false", "3")], {"query": "a b", "topn": 3}),
+    "numbers": ("search", [("topn", "false", "10"), ("ratio", "false", "3.5")], {"topn": 10, "ratio": 3.5}),
+    "bool true": ("set_flag", [("enabled", "false", "true")], {"enabled": True}),
+    "bool false": ("set_flag", [("enabled", "false", "false")], {"enabled": False}),
+    "nested": ("search", [("query", "true", 'He said "hi" <b>&</b>\nnext'), ("topn", "false", '{"name": "John", "age": 30}')], None),
+    "empty string value": ("lookup_fixture", [("key", "true", "")], {"key": ""}),
+}
+LOOK = "Let me look.\n\n"
+LOOK_KEPT = "verbatim: the content keeps the newlines the model wrote before the block (SGLang strips them)"
+for flavour, (fmt, block) in FLAVOUR.items():
+    for label, (name, params, expected) in SHAPES.items():
+        body = "\n" + "\n".join(dsml_param(k, v, s == "true") for k, s, v in params) + "\n"
+        text = strict_block(block, strict_invoke(name, body), preamble=LOOK)
+        if expected is None:  # topn is an integer in the schema; the object breaks it
+            ssd(flavour, f"TestWellFormedBodiesUnchanged::test_parameter_shapes[{label}]", text, [], invalid=1, content=LOOK,
+                why="an object for topn breaks the tool's integer schema: the call is reported invalid (SGLang checks no schema here)")
+        else:
+            ssd(flavour, f"TestWellFormedBodiesUnchanged::test_parameter_shapes[{label}]", text, [(name, expected)], content=LOOK, why=LOOK_KEPT)
+    ssd(flavour, "TestWellFormedBodiesUnchanged::test_zero_argument_forms[empty]", strict_block(block, strict_invoke("submit", ""), preamble=LOOK),
+        [("submit", {})], content=LOOK, why=LOOK_KEPT)
+    ssd(flavour, "TestWellFormedBodiesUnchanged::test_zero_argument_forms[blank]", strict_block(block, strict_invoke("submit", "\n   \n"), preamble=LOOK),
+        [("submit", {})], content=LOOK, why=LOOK_KEPT)
+    ssd(flavour, "TestWellFormedBodiesUnchanged::test_zero_argument_forms[self-closing]", strict_block(block, f'{INV}submit"/>'), [("submit", {})],
+        xfail="issue 35 point 2: a self-closing invoke (<｜DSML｜invoke name=\"submit\"/>) is not read as a call without arguments")
+ssd("v4", "TestWellFormedBodiesUnchanged::test_json_body_and_several_blocks[json]", strict_block(TC, strict_invoke("lookup_fixture", '\n{"key": "alpha"}\n'),
+                                                                                                    preamble=LOOK),
+    [("lookup_fixture", {"key": "alpha"})], content=LOOK,
+    xfail="issue 35 point 2: an invoke whose body is the arguments' JSON object (no parameter tags) is not read as a call")
+ssd("v4", "TestWellFormedBodiesUnchanged::test_json_body_and_several_blocks[blocks]",
+    strict_block(TC, strict_invoke("lookup_fixture", dsml_param("key", "a"))) + "\n" + strict_block(TC, strict_invoke("lookup_fixture", dsml_param("key", "b"))),
+    [("lookup_fixture", {"key": "a"}), ("lookup_fixture", {"key": "b"})])
+ssd("v4", "TestWellFormedBodiesUnchanged::test_unknown_tool_is_still_dropped_by_parse_base_json", strict_block(TC, strict_invoke("nope", dsml_param("key", "a"))),
+    [], invalid=1, why=UNKNOWN_TOOL)
