@@ -24,6 +24,7 @@ def test_peer_vector(vector):
 
 
 def test_vectors_cover_the_newest_formats_with_their_origin():
-    assert {v.fmt for v in VECTORS.values()} <= FORMATS
+    assert {v.fmt for v in VECTORS.values()} == FORMATS
     for v in VECTORS.values():
-        assert v.origin.count(" ") >= 1 and "@" in v.origin, v.id  # repository, file and commit or version
+        repository, path_and_commit = v.origin.split(" ", 1)
+        assert repository.count("/") == 1 and "@" in path_and_commit and "::" in path_and_commit, v.id
