@@ -1740,3 +1740,34 @@ ssd("v4", "TestWellFormedBodiesUnchanged::test_json_body_and_several_blocks[bloc
     [("lookup_fixture", {"key": "a"}), ("lookup_fixture", {"key": "b"})])
 ssd("v4", "TestWellFormedBodiesUnchanged::test_unknown_tool_is_still_dropped_by_parse_base_json", strict_block(TC, strict_invoke("nope", dsml_param("key", "a"))),
     [], invalid=1, why=UNKNOWN_TOOL)
+
+# --------------------------------------------------------------------------------------------
+# deepseek_v4: vLLM tests/parser/engine/test_deepseek_v4_malformed_recovery.py (the tool
+# extraction: the answer, not thinking)
+# --------------------------------------------------------------------------------------------
+EMR = "vllm-project/vllm tests/parser/engine/test_deepseek_v4_malformed_recovery.py @a842eebffaaeba9d6458b37e1a9dbd2739905bad::"
+SEOUL_TOOL = [fn("get_weather", ["city"], city=S)]
+CUT_KEPT = "the output stops inside the call: the cut call is reported invalid with its text (vLLM gives the text back as content)"
+
+
+def emr(test: str, text: str, calls: Any, **kw: Any) -> None:
+    kw.setdefault("tools", SEOUL_TOOL)
+    add(Vector(f"deepseek_v4/vllm-engine/{test}", "deepseek_v4", text, calls, origin=EMR + test, **kw))
+
+
+def seoul(name: str = "get_weather") -> str:
+    return f'{INV}{name}">\n{dsml_param("city", "Seoul")}\n{INV_END}'
+
+
+SEOUL = [("get_weather", {"city": "Seoul"})]
+ORPHAN_CLOSE = "issue 35 point 1: an invoke closed right before the block's closing tag (no newline between them) is reported invalid"
+emr("test_missing_start_wrapper_recovers_declared_tool", seoul() + TC[1], SEOUL, xfail=ORPHAN_CLOSE)
+emr("test_corrupted_start_wrapper_still_recovers_invoke", f"<{DSML}toolcalls>\n" + seoul() + "\n" + TC[1], SEOUL, content=None,
+    xfail="issue 35 point 2: V4-Flash's misspelled wrapper <｜DSML｜toolcalls> is markup, not answer text")
+emr("test_undeclared_orphan_invoke_stays_content", seoul("not_declared") + TC[1], [], invalid=1, why=UNKNOWN_TOOL.replace("SGLang drops it", "vLLM keeps it as content"))
+emr("test_orphan_invoke_without_tools_stays_content", seoul() + TC[1], [], invalid=1, tools=[],
+    why="a request with no tools admits no call: the call is reported invalid with its text (vLLM keeps it as content)")
+emr("test_truncated_recovery_candidate_flushes_as_content", f"Docs quote {INV}get_wea", [], content="Docs quote ", invalid=1, why=CUT_KEPT)
+emr("test_valid_name_without_invoke_end_stays_content", f'{INV}get_weather">\n{dsml_param("city", "Seoul")}', [], content=None, invalid=1, why=CUT_KEPT)
+ORPHAN = ["Checking.\n", f"<{DSML[:-1]}", f'｜invoke name="get_weather">', f'\n{dsml_param("city", "Seoul")}\n', INV_END, TC[1]]
+emr("test_streaming_orphan_invoke_recovers_after_split_marker", "".join(ORPHAN), SEOUL, content="Checking.\n", chunks=ORPHAN, xfail=ORPHAN_CLOSE)
