@@ -1771,3 +1771,22 @@ emr("test_truncated_recovery_candidate_flushes_as_content", f"Docs quote {INV}ge
 emr("test_valid_name_without_invoke_end_stays_content", f'{INV}get_weather">\n{dsml_param("city", "Seoul")}', [], content=None, invalid=1, why=CUT_KEPT)
 ORPHAN = ["Checking.\n", f"<{DSML[:-1]}", f'｜invoke name="get_weather">', f'\n{dsml_param("city", "Seoul")}\n', INV_END, TC[1]]
 emr("test_streaming_orphan_invoke_recovers_after_split_marker", "".join(ORPHAN), SEOUL, content="Checking.\n", chunks=ORPHAN, xfail=ORPHAN_CLOSE)
+
+# --------------------------------------------------------------------------------------------
+# deepseek_v4 and deepseek_v3_2: vLLM tests/parser/engine/test_dsml_finite.py (tags back to back)
+# --------------------------------------------------------------------------------------------
+EDF = "vllm-project/vllm tests/parser/engine/test_dsml_finite.py @c1867e8c4bcaaa0a9690a5984bbbebd79732b039::"
+FINITE_CASES = [("overflow", "1e999", "number"), ("negative", "-1e999", "number"), ("nan", "NaN", "number"), ("array", "[1e999]", "array"),
+                ("object", '{"label":">","x":NaN}', "object"), ("finite", "1.5", "number"), ("large", "123456789012345678901234567890", "integer"),
+                ("quoted", '"Infinity"', "string")]
+for fmt, block in (("deepseek_v4", TC), ("deepseek_v3_2", FC)):
+    body = "".join(f'{PAR}{name}" string="false">{value}{PAR_END}' for name, value, _ in FINITE_CASES)
+    add(Vector(f"{fmt}/vllm-engine/test_nonfinite_parameters_preserve_literals[seven]", fmt, f'{block[0]}{INV}emit">{body}{INV_END}{block[1]}', [],
+               invalid=1, tools=[fn("emit", **{name: {"type": kind} for name, _, kind in FINITE_CASES})], chunks=7,
+               origin=EDF + "test_nonfinite_parameters_preserve_literals",
+               why="1e999 and NaN are no JSON numbers, and their text breaks the number schema too: the call is reported invalid "
+               "(vLLM passes the literals on as strings)"))
+WRAPPED_JSON = '{"x":[1e999]}'
+add(Vector("deepseek_v4/vllm-engine/test_string_wrapper_does_not_reintroduce_nonfinite_json[true]", "deepseek_v4",
+           f'{TC[0]}{INV}emit">{dsml_param("arguments", WRAPPED_JSON)}{INV_END}{TC[1]}', [("emit", {"arguments": WRAPPED_JSON})],
+           tools=[fn("emit", x=A)], chunks=7, origin=EDF + "test_string_wrapper_does_not_reintroduce_nonfinite_json", xfail=TIGHT_ALL))
