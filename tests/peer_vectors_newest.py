@@ -1790,3 +1790,24 @@ WRAPPED_JSON = '{"x":[1e999]}'
 add(Vector("deepseek_v4/vllm-engine/test_string_wrapper_does_not_reintroduce_nonfinite_json[true]", "deepseek_v4",
            f'{TC[0]}{INV}emit">{dsml_param("arguments", WRAPPED_JSON)}{INV_END}{TC[1]}', [("emit", {"arguments": WRAPPED_JSON})],
            tools=[fn("emit", x=A)], chunks=7, origin=EDF + "test_string_wrapper_does_not_reintroduce_nonfinite_json", xfail=TIGHT_ALL))
+
+# --------------------------------------------------------------------------------------------
+# minimax_m2: vLLM tests/reasoning/test_minimax_m2_reasoning_parser.py (the prompt opens <think>;
+# one vector per case, the streaming ids streaming the same output token by token)
+# --------------------------------------------------------------------------------------------
+VMR = "vllm-project/vllm tests/reasoning/test_minimax_m2_reasoning_parser.py @3f9d440b5aa288be6c1f52bc038dbfe303b9cb58::test_reasoning"
+for pid, text, reasoning, content, extra in (
+    ("simple_reasoning", f"This is a reasoning section{THINK_CLOSE}This is the rest", "This is a reasoning section", "This is the rest", {}),
+    ("complete_reasoning", f"This is a reasoning section{THINK_CLOSE}", "This is a reasoning section", None, {}),
+    ("no_end_token", "This is reasoning in progress", "This is reasoning in progress", None, {}),
+    ("multiple_lines", f"First line\nSecond line{THINK_CLOSE}Response first line\nResponse second", "First line\nSecond line",
+     "Response first line\nResponse second", {}),
+    ("shortest_reasoning", f"{THINK_CLOSE}This is the response", None, "This is the response", {}),
+    ("empty", "", None, None, {}),
+    ("special_chars", f"Let me think... 1+1=2, right?{THINK_CLOSE}Yes, 1+1=2.", "Let me think... 1+1=2, right?", "Yes, 1+1=2.", {}),
+    ("code_in_reasoning", f"```python\nprint('hello')\n```{THINK_CLOSE}Here is the code.", "```python\nprint('hello')\n```", "Here is the code.", {}),
+    ("double_end_token", f"reasoning{THINK_CLOSE}content A{THINK_CLOSE}content B", "reasoning", "content Acontent B",
+     {"xfail": "issue 35 point 3: a second </think> after the reasoning has closed is a stray marker, not answer text (it lands in the content)"}),
+):
+    add(Vector(f"minimax_m2/vllm-reasoning/{pid}", "minimax_m2", text, [], reasoning=reasoning, content=content, thinking=True,
+               origin=VMR + f"[{pid}]", **extra))
