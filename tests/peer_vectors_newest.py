@@ -1811,3 +1811,68 @@ for pid, text, reasoning, content, extra in (
 ):
     add(Vector(f"minimax_m2/vllm-reasoning/{pid}", "minimax_m2", text, [], reasoning=reasoning, content=content, thinking=True,
                origin=VMR + f"[{pid}]", **extra))
+egs("test_streaming_split_delimiter", [G[0], "call:todowrite{", f"content:{Q}Buy milk<|", '"|>}', G[1]], [("todowrite", {"content": "Buy milk"})])
+egs("test_streaming_bool_split", [G[0], "call:search{input:{all:t", "rue}}", G[1]], [("search", {"input": {"all": True}})], why=GEMMA_TYPED)
+egs("test_streaming_number_split", [G[0], "call:set{count:4", "2}", G[1]], [("set", {"count": 42})], why=GEMMA_TYPED)
+egs("test_streaming_trailing_bare_bool",
+    [G[0], "call:Edit{", f"file_path:{gq('src/env.py')},", f"old_string:{gq('old_val')},", f"new_string:{gq('new_val')},", "replace_all:", "false}", G[1]],
+    [("Edit", {"file_path": "src/env.py", "old_string": "old_val", "new_string": "new_val", "replace_all": False})], why=GEMMA_TYPED)
+eg("TestNonStreamingReasoningPlusToolCalls::test_extract_tool_calls_from_full_text", "".join(DALLAS_TOKENS), DALLAS_G, thinking=None)
+eg("TestNonStreamingReasoningPlusToolCalls::test_extract_reasoning_from_full_text", "".join(DALLAS_TOKENS), ANY, reasoning=DALLAS_REASONING, thinking=None)
+RALEIGH_REASONING = 'The user wants to get the weather for "Raleigh". I should use the `get_weather` tool and pass "Raleigh" as the `city` argument.'
+eg("TestNonStreamingReasoningPlusToolCalls::test_bug_report_scenario", f"{CH[0]}thought\n{RALEIGH_REASONING}{CH[1]}" + gcall("get_weather", "city:" + gq("Raleigh")),
+   [("get_weather", {"city": "Raleigh"})], reasoning=RALEIGH_REASONING, thinking=None)
+eg("TestNonStreamingReasoningPlusToolCalls::test_both_extractions_independent", "".join(DALLAS_TOKENS), DALLAS_G, reasoning=DALLAS_REASONING, thinking=None)
+eg("TestAdapterExtractReasoning::test_no_reasoning_returns_none", "Hello world, no thinking here.", [], reasoning=None, content="Hello world, no thinking here.",
+   thinking=None)
+RECORD = [fn("update_record", zipcode=S, count=I)]
+BARE_SCHEMA = ("a bare 12345 is Gemma 4's number, not a string: for a string parameter the call breaks its schema and is reported "
+               "invalid (vLLM turns the number into the string \"12345\")")
+eg("TestGemma4SchemaAwareTypeCoercion::test_streaming_string_param_not_coerced", gcall("update_record", "zipcode:12345"), [], invalid=1, tools=RECORD,
+   chunks=[G[0], "call:update_record{", "zipcode:12345}", G[1]], why=BARE_SCHEMA)
+eg("TestGemma4SchemaAwareTypeCoercion::test_streaming_mixed_types", gcall("update_record", "zipcode:90210,count:42"), [], invalid=1, tools=RECORD,
+   chunks=[G[0], "call:update_record{", "zipcode:90210,", "count:42}", G[1]], why=BARE_SCHEMA)
+eg("TestGemma4SchemaAwareTypeCoercion::test_streaming_matches_non_streaming", gcall("update_record", "zipcode:12345"), [], invalid=1, tools=RECORD,
+   chunks=[G[0], "call:update_record{", "zipcode:1234", "5}", G[1]], why=BARE_SCHEMA)
+CONFIGURE_G = [fn("configure", enabled=B, ratio=N, label=S, value={"type": ["string", "null"]})]
+eg("TestGemma4SchemaCoercionBoolNumberNull::test_bool_param_coerced", gcall("configure", "enabled:true"), [("configure", {"enabled": True})], tools=CONFIGURE_G)
+eg("TestGemma4SchemaCoercionBoolNumberNull::test_number_whole_normalized", gcall("configure", "ratio:5.0"), [("configure", {"ratio": 5})], tools=CONFIGURE_G)
+eg("TestGemma4SchemaCoercionBoolNumberNull::test_null_coerced_when_nullable", gcall("configure", "value:null"), [("configure", {"value": None})], tools=CONFIGURE_G)
+eg("TestGemma4SchemaCoercionBoolNumberNull::test_null_stays_string_without_null_schema", gcall("configure", "label:null"), [], invalid=1, tools=CONFIGURE_G,
+   why="a bare null is Gemma 4's null, not a string: for a string parameter the call breaks its schema and is reported invalid (vLLM "
+   "turns it into the string \"null\")")
+eg("TestGemma4SchemaCoercionBoolNumberNull::test_streaming_type_stability", gcall("configure", "enabled:true,ratio:3.14,label:hello"), [], invalid=1,
+   tools=CONFIGURE_G, chunks=[G[0], "call:configure{", "enabled:true,", "ratio:3.14,", "label:hello}", G[1]],
+   why="a bare word (hello) is no value of Gemma 4's syntax, where a string is written between <|\"|>: the call is reported invalid "
+   "(vLLM reads the bare word as a string)")
+eg("TestGemma4NestedSchemaCoercion::test_nested_object_coerced", gcall("search", f"query:{gq('vllm')},filters:{{language:python,min_stars:100}}"), [],
+   invalid=1, tools=[fn("search", query=S, filters={"type": "object", "properties": {"language": S, "min_stars": I}})],
+   why="a bare word (python) is no value of Gemma 4's syntax, where a string is written between <|\"|>: the call is reported invalid "
+   "(vLLM reads the bare word as a string)")
+BARE_THOUGHT = ["thought", "\n", *words(DALLAS_REASONING), CH[1], G[0], "call", ":", "get_current_weather", "{", "city", ":", Q, "Dallas", Q, "}", G[1]]
+for test, size in (("test_bare_thought_reasoning_then_tool_call", 1), ("test_bare_thought_larger_batches", 10)):
+    eg("TestBareThoughtWithoutChannelOpener::" + test, "".join(BARE_THOUGHT), [("get_current_weather", {"city": "Dallas"})], reasoning=DALLAS_REASONING,
+       content=None, thinking=None, chunks=grouped(BARE_THOUGHT, size),
+       xfail="issue 35 point 2: Gemma 4's slip: a thought channel written without its <|channel> opener (\"thought\\n…<channel|>\") is not read as reasoning")
+eg("TestBareThoughtWithoutChannelOpener::test_normal_content_not_classified_as_reasoning", "The answer is 42.", [], reasoning=None,
+   content="The answer is 42.", thinking=None, chunks=grouped(["The", " answer", " is", " 42."], 2))
+eg("TestBareThoughtWithoutChannelOpener::test_bare_thought_token_at_end_of_stream", CH[0] + "thought", [], reasoning=None, content=None, thinking=None,
+   chunks=[CH[0], "thought"], xfail="issue 35 point 3: Gemma 4's channel label \"thought\" with no newline after it is the label, not reasoning")
+COMMA = [G[0], "call", ":", "get_weather", "{", "location", ":", Q, "San Francisco", ", CA", Q, ",", "unit", ":", Q, "celsius", Q, "}", G[1]]
+MULTI_COMMA = [G[0], "call", ":", "send_message", "{", "destination", ":", Q, "456 Oakwood Avenue", ", Rivermist", ", 83214", Q, "}", G[1]]
+for test, tokens, calls in (("test_batched_streaming_comma_in_value", COMMA, [("get_weather", {"location": "San Francisco, CA", "unit": "celsius"})]),
+                            ("test_batched_streaming_multiple_commas", MULTI_COMMA, [("send_message", {"destination": "456 Oakwood Avenue, Rivermist, 83214"})])):
+    eg("TestCommaInStringValueRegression::" + test, "".join(tokens), calls, chunks=tokens)
+    eg("TestCommaInStringValueRegression::" + test.replace("batched_streaming", "non_streaming"), "".join(tokens), calls)
+
+# gemma4: SGLang test/registered/unit/function_call/test_gemma4_detector_finish.py
+SGF = "sgl-project/sglang test/registered/unit/function_call/test_gemma4_detector_finish.py @c94b6b38b2cafbd16175730af564fce6f0e505f3::TestGemma4DetectorFinishFlush::"
+add(Vector("gemma4/sglang/test_partial_tool_call_at_end_is_flushed", "gemma4", f"hi {G[0]}call:get_weather{{city:", [], content="hi ", invalid=1, tools=[],
+           origin=SGF + "test_partial_tool_call_at_end_is_flushed",
+           why="the output stops inside the call: the cut call is reported invalid with its text (SGLang flushes it back as content)"))
+add(Vector("gemma4/sglang/test_clean_stream_finish_is_noop", "gemma4", "just some text", [], content="just some text", tools=[],
+           origin=SGF + "test_clean_stream_finish_is_noop"))
+add(Vector("gemma4/sglang/test_complete_call_not_duplicated_at_finish", "gemma4", gcall("get_weather", "city: 'Paris'"), [], content=None, invalid=1,
+           tools=[], origin=SGF + "test_complete_call_not_duplicated_at_finish",
+           why="'Paris' in single quotes is no string of Gemma 4's, and the request has no tools: the call is reported invalid with its "
+           "text (SGLang's test checks only that nothing is flushed twice)"))
