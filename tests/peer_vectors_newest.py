@@ -1882,7 +1882,7 @@ add(Vector("gemma4/sglang/test_complete_call_not_duplicated_at_finish", "gemma4"
 # the test's three; one vector per case, the streaming ids streaming the same output by token)
 # --------------------------------------------------------------------------------------------
 VQR = "vllm-project/vllm tests/reasoning/test_qwen3_reasoning_parser.py @049d8df27dda4fd0caffa289ea12bfe5a47ac794::"
-BASH_Q = f"{TC_Q[0]}\n<function=bash>\n<parameter=command>\ncat /etc/hosts\n</parameter>\n</function>\n{TC_Q[1]}"
+HOSTS_Q = f"{TC_Q[0]}\n<function=bash>\n<parameter=command>\ncat /etc/hosts\n</parameter>\n</function>\n{TC_Q[1]}"
 CAT = [("bash", {"command": "cat /etc/hosts"})]
 CALL_NOT_CONTENT = ("the call is read as a call: vLLM's reasoning parser alone hands its text on as content, for its tool parser to read")
 
@@ -1903,9 +1903,9 @@ for pid, text, reasoning, content in (
     ("truncated_no_start_token", "This is a reasoning section", "This is a reasoning section", None),
 ):
     vqr(f"test_reasoning[{pid}]", text, reasoning=reasoning, content=content)
-vqr("test_reasoning[tool_call_no_think_end]", "I need to read the file.\n\n" + BASH_Q, CAT, reasoning="I need to read the file.\n\n", content=None,
+vqr("test_reasoning[tool_call_no_think_end]", "I need to read the file.\n\n" + HOSTS_Q, CAT, reasoning="I need to read the file.\n\n", content=None,
     why=CALL_NOT_CONTENT)
-vqr("test_reasoning[tool_call_with_think_no_end]", "<think>I need to read the file.\n\n" + BASH_Q, CAT, reasoning="I need to read the file.\n\n", content=None,
+vqr("test_reasoning[tool_call_with_think_no_end]", "<think>I need to read the file.\n\n" + HOSTS_Q, CAT, reasoning="I need to read the file.\n\n", content=None,
     why=CALL_NOT_CONTENT)
 for pid, deltas, reasoning, content in (
     ("start_token_grouped_with_text", ["<think>This is a reasoning section", "</think>", "This is the rest"], "This is a reasoning section", "This is the rest"),
@@ -1919,5 +1919,5 @@ vqr("test_reasoning_streaming_multi_token_deltas[tool_call_implicit_reasoning_en
     why="the output stops inside the call: the cut call is reported invalid with its text (vLLM's reasoning parser alone hands it on as content)")
 for pid, text in (("thinking_disabled_plain_content", "This is plain content"), ("thinking_disabled_no_think_tokens", "Some output without think tokens")):
     vqr(f"test_reasoning_thinking_disabled[{pid}]", text, reasoning=None, content=text, thinking=False)
-vqr("test_reasoning_thinking_disabled[thinking_disabled_with_tool_call]", "I need to read the file.\n\n" + BASH_Q, CAT, reasoning=None,
+vqr("test_reasoning_thinking_disabled[thinking_disabled_with_tool_call]", "I need to read the file.\n\n" + HOSTS_Q, CAT, reasoning=None,
     content="I need to read the file.\n\n", thinking=False, why=CALL_NOT_CONTENT)
