@@ -1921,3 +1921,27 @@ for pid, text in (("thinking_disabled_plain_content", "This is plain content"), 
     vqr(f"test_reasoning_thinking_disabled[{pid}]", text, reasoning=None, content=text, thinking=False)
 vqr("test_reasoning_thinking_disabled[thinking_disabled_with_tool_call]", "I need to read the file.\n\n" + HOSTS_Q, CAT, reasoning=None,
     content="I need to read the file.\n\n", thinking=False, why=CALL_NOT_CONTENT)
+
+# --------------------------------------------------------------------------------------------
+# deepseek_v3_2 and deepseek_v4: SGLang test/registered/unit/function_call/test_deepseek_detectors.py
+# (invokes whose body is the arguments' JSON object, tags back to back)
+# --------------------------------------------------------------------------------------------
+SDD = "sgl-project/sglang test/registered/unit/function_call/test_deepseek_detectors.py @f9a05041a9aa3b95a00a3ecb28447398b54af92a::TestDeepSeekStreamingContent::"
+NAVIGATE = [fn("navigate", ["destination"], destination=S)]
+NAVIGATE_PREFIX = "I'll navigate there now."
+JSON_BODY = ("issue 35 point 2: an invoke whose body is the arguments' JSON object (no parameter tags) is not read as a call, here with "
+             "the tags back to back (point 1)")
+for fmt, block in (("deepseek_v3_2", FC), ("deepseek_v4", TC)):
+    def wire(*destinations: str, block=block) -> str:
+        invokes = "".join(f'{INV}navigate">{{"destination":"{d}"}}{INV_END}' for d in destinations)
+        return f"{NAVIGATE_PREFIX}{block[0]}{invokes}{block[1]}"
+
+    def sdd(test: str, text: str, calls: list, fmt=fmt, **kw: Any) -> None:
+        add(Vector(f"{fmt}/sglang/{test}", fmt, text, calls, content=NAVIGATE_PREFIX, tools=NAVIGATE, origin=SDD + test.split("[")[0],
+                   xfail=JSON_BODY, **kw))
+
+    LIBRARY = [("navigate", {"destination": "library"})]
+    sdd("test_content_and_complete_tool_call_in_single_increment", wire("library"), LIBRARY)
+    at = wire("library").index(block[0]) + 3
+    sdd("test_content_is_invariant_across_opener_split_boundaries", wire("library"), LIBRARY, chunks=[wire("library")[:at], wire("library")[at:]])
+    sdd("test_content_prefix_with_consecutive_tool_calls", wire("library", "museum"), [("navigate", {"destination": "library"}), ("navigate", {"destination": "museum"})])
