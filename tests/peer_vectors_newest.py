@@ -1945,3 +1945,39 @@ for fmt, block in (("deepseek_v3_2", FC), ("deepseek_v4", TC)):
     at = wire("library").index(block[0]) + 3
     sdd("test_content_is_invariant_across_opener_split_boundaries", wire("library"), LIBRARY, chunks=[wire("library")[:at], wire("library")[at:]])
     sdd("test_content_prefix_with_consecutive_tool_calls", wire("library", "museum"), [("navigate", {"destination": "library"}), ("navigate", {"destination": "museum"})])
+
+# --------------------------------------------------------------------------------------------
+# minimax_m2: llama.cpp tests/test-chat.cpp, the MiniMax-M2.jinja block (its parse and streaming
+# tests, and the outputs its template tests render)
+# --------------------------------------------------------------------------------------------
+LCPP = "ggml-org/llama.cpp tests/test-chat.cpp @e7e21164bdf5434e3453777fd27e68cdc0ebfe94::MiniMax-M2.jinja "
+SPECIAL = [fn("special_function", ["arg1"], arg1=I), fn("special_function_with_opt", ["arg1"], arg1=I, arg2=I)]
+HELLO = "Hello, world!\nWhat's up?"
+SF_CALL = [("special_function", {"arg1": 1})]
+LLAMA_STRIPS = "verbatim: llama.cpp strips the whitespace around reasoning and content"
+TIGHT_SF = MM[0] + mm_invoke("special_function", mm_param("arg1", 1)) + MM[1]
+SPACED_SF = f'{MM[0]}\n<invoke name="special_function">\n{mm_param("arg1", 1)}\n</invoke>\n{MM[1]}'
+SPACED_OPT = f'{MM[0]}\n<invoke name="special_function_with_opt">\n{mm_param("arg1", 1)}\n{mm_param("arg2", 2)}\n</invoke>\n{MM[1]}'
+SPACED_NOOPT = f'{MM[0]}\n<invoke name="special_function_with_opt">\n{mm_param("arg1", 1)}\n</invoke>\n{MM[1]}'
+THOUGHTS = f"{THINK_OPEN}I'm\nthinking{THINK_CLOSE}"
+
+
+def lmm(test: str, text: str, calls: list, **kw: Any) -> None:
+    kw.setdefault("thinking", "auto")
+    add(Vector(f"minimax_m2/llama.cpp/{test}", "minimax_m2", text, calls, tools=SPECIAL, origin=LCPP + test, **kw))
+
+
+lmm("parse_content", HELLO, [], content=HELLO, reasoning=None)
+lmm("parse_content_with_thinking", THOUGHTS + HELLO, [], content=HELLO, reasoning="I'm\nthinking")
+lmm("parse_tool_call", TIGHT_SF, SF_CALL, content=None, xfail=MM_TIGHT)
+lmm("parse_tool_call_with_thinking", THOUGHTS + TIGHT_SF, SF_CALL, content=None, reasoning="I'm\nthinking", xfail=MM_TIGHT)
+lmm("parse_tool_call_then_content", TIGHT_SF + HELLO, SF_CALL, content=HELLO, xfail=MM_TIGHT)
+lmm("parse_tool_call_then_content_with_thinking", THOUGHTS + TIGHT_SF + HELLO, SF_CALL, content=HELLO, reasoning="I'm\nthinking", xfail=MM_TIGHT)
+lmm("streaming_thoughts_content_call", f"{THINK_OPEN}I'm\nthinking\n{THINK_CLOSE}{HELLO}\n{TIGHT_SF}", SF_CALL, content=HELLO + "\n",
+    reasoning="I'm\nthinking\n", xfail=MM_TIGHT + " (verbatim: the reasoning and content keep their newlines, where llama.cpp strips them)")
+lmm("streaming_thoughts_content_call_spaced", f"{THINK_OPEN}I'm\nthinking\n{THINK_CLOSE}\n\n{HELLO}\n\n{SPACED_SF}\n", SF_CALL,
+    content=f"\n\n{HELLO}\n\n", reasoning="I'm\nthinking\n", why=LLAMA_STRIPS)
+lmm("streaming_call_withopt", SPACED_OPT, [("special_function_with_opt", {"arg1": 1, "arg2": 2})], content=None, thinking=False)
+lmm("template_call", SPACED_SF, SF_CALL, content=None, thinking=False)
+lmm("template_call_noopt", SPACED_NOOPT, [("special_function_with_opt", {"arg1": 1})], content=None, thinking=False)
+lmm("template_call_withopt", SPACED_OPT, [("special_function_with_opt", {"arg1": 1, "arg2": 2})], content=None, thinking=False)
