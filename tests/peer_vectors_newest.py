@@ -1981,3 +1981,71 @@ lmm("streaming_call_withopt", SPACED_OPT, [("special_function_with_opt", {"arg1"
 lmm("template_call", SPACED_SF, SF_CALL, content=None, thinking=False)
 lmm("template_call_noopt", SPACED_NOOPT, [("special_function_with_opt", {"arg1": 1})], content=None, thinking=False)
 lmm("template_call_withopt", SPACED_OPT, [("special_function_with_opt", {"arg1": 1, "arg2": 2})], content=None, thinking=False)
+
+# --------------------------------------------------------------------------------------------
+# qwen3_5: llama.cpp tests/test-chat.cpp, "Test Qwen3-Coder XML format" (calls indented as the
+# test writes them; parsed without tools, with thinking off)
+# --------------------------------------------------------------------------------------------
+LQX = "ggml-org/llama.cpp tests/test-chat.cpp @e7e21164bdf5434e3453777fd27e68cdc0ebfe94::Test Qwen3-Coder XML format "
+
+
+def indented(name: str, *params: tuple) -> str:
+    """A call as the test writes it: function two spaces in, each parameter four, each value six."""
+    body = "".join(f"    <parameter={k}>\n{v}\n    </parameter>\n" for k, v in params)
+    return f"{TC_Q[0]}\n  <function={name}>\n{body}  </function>\n{TC_Q[1]}"
+
+
+def lqx(test: str, text: str, calls: list, **kw: Any) -> None:
+    add(Vector(f"qwen3_5/llama.cpp/{test}", "qwen3_5", text, calls, origin=LQX + test, **kw))
+
+
+LONG_TEXT = "This is a long text parameter that should test the parser's ability to handle larger amounts of text data."
+for test, name, params, args in (
+    ("basic", "special_function", [("arg1", "      1")], {"arg1": 1}),
+    ("multiple_parameters", "complex_function", [("name", "      John Doe"), ("age", "      30"), ("active", "      true"), ("score", "      95.5")],
+     {"name": "John Doe", "age": 30, "active": True, "score": 95.5}),
+    ("unicode", "unicode_function", [("message", "      Hello 世界! 🌍 Special chars: @#$%^&*()")], {"message": "Hello 世界! 🌍 Special chars: @#$%^&*()"}),
+    ("multiline", "code_function", [("code", 'def hello():\n    print("Hello, World!")\n    return True')],
+     {"code": 'def hello():\n    print("Hello, World!")\n    return True'}),
+    ("json_object", "json_function", [("config", '      {"host": "localhost", "port": 8080, "ssl": false}')],
+     {"config": {"host": "localhost", "port": 8080, "ssl": False}}),
+    ("array", "array_function", [("items", '      ["apple", "banana", "cherry"]')], {"items": ["apple", "banana", "cherry"]}),
+    ("boolean", "boolean_function", [("enabled", "      true"), ("debug", "      false")], {"enabled": True, "debug": False}),
+    ("null", "null_function", [("optional_param", "      null")], {"optional_param": None}),
+    ("numbers", "math_function", [("negative", "      -42"), ("decimal", "      -3.14"), ("scientific", "      1.23e-4")],
+     {"negative": -42, "decimal": -3.14, "scientific": 1.23e-4}),
+    ("xml_content", "xml_function", [("xml_content", "      <root><item>value</item></root>")], {"xml_content": "<root><item>value</item></root>"}),
+    ("quotes", "quote_function", [("message", '      She said "Hello!" and left.')], {"message": 'She said "Hello!" and left.'}),
+    ("long_text", "long_function", [("long_text", "      " + LONG_TEXT)], {"long_text": LONG_TEXT}),
+    ("complex_name", "get_user_data_v2", [("user_id", "      12345")], {"user_id": 12345}),
+    ("complex_params", "test_function", [("param_1", "      value1"), ("param_2_name", "      value2"), ("param3", "      123")],
+     {"param_1": "value1", "param_2_name": "value2", "param3": 123}),
+    ("deep_xml", "xml_parser", [("xml", "      <root><level1><level2><level3>deep content</level3></level2></level1></root>")],
+     {"xml": "<root><level1><level2><level3>deep content</level3></level2></level1></root>"}),
+    ("whitespace_param", "whitespace_function", [("spaces", "      ")], {"spaces": ""}),
+    ("mixed_whitespace", "tab_function", [("content", "line1\n\tindented line\n    spaces")], {"content": "line1\n\tindented line\n    spaces"}),
+    ("control_chars", "control_function", [("text", "Line1\nLine2\tTabbed\rCarriage return")], {"text": "Line1\nLine2\tTabbed\rCarriage return"}),
+    ("emoji", "emoji_function", [("message", "      Hello! 👋 🌟 🚀 Testing emojis: 😀😃😄😁 and symbols: ∑∏∆∇")],
+     {"message": "Hello! 👋 🌟 🚀 Testing emojis: 😀😃😄😁 and symbols: ∑∏∆∇"}),
+    ("math", "math_function", [("formula", "      E = mc² and ∫f(x)dx = F(x) + C")], {"formula": "E = mc² and ∫f(x)dx = F(x) + C"}),
+    ("sql", "sql_function", [("query", "      SELECT * FROM users WHERE id = 1; DROP TABLE users; --")],
+     {"query": "SELECT * FROM users WHERE id = 1; DROP TABLE users; --"}),
+    ("html", "html_function", [("content", "      <script>alert('xss')</script><img src=x onerror=alert(1)>")],
+     {"content": "<script>alert('xss')</script><img src=x onerror=alert(1)>"}),
+    ("binary", "binary_function", [("data", "      SGVsbG8gV29ybGQhIFRoaXMgaXMgYmFzZTY0IGVuY29kZWQgdGV4dC4=")],
+     {"data": "SGVsbG8gV29ybGQhIFRoaXMgaXMgYmFzZTY0IGVuY29kZWQgdGV4dC4="}),
+    ("large_number", "number_function", [("big_int", "      999999999999999999999999999999999999999999999999999999999999")], {"big_int": 1e60}),
+):
+    # a string value keeps the text the model wrote between the tags (its indentation and the closing tag's)
+    verbatim = {k: raw + "\n    " for k, raw in params if isinstance(args[k], str)}
+    why = ("verbatim: a string value keeps its text as written, indentation included (Qwen3-Coder's template pads a value with "
+           "one newline each side, read as framing); llama.cpp strips the whitespace") if verbatim else ""
+    if test == "large_number":
+        verbatim, why = {"big_int": 999999999999999999999999999999999999999999999999999999999999}, (
+            "the number keeps all its digits (JSON sets no limit); llama.cpp rounds it to a double, 1e+60")
+    lqx(test, indented(name, *params), [(name, {**args, **verbatim})], content=None, why=why)
+lqx("mixed_content", "I'll help you search for products. " + indented("search_function", ("query", "      laptops")),
+    [("search_function", {"query": "      laptops\n    "})], content="I'll help you search for products. ",
+    why="verbatim: a string value keeps its text as written, indentation included; llama.cpp strips the whitespace")
+lqx("compact", f"{TC_Q[0]}<function=compact_function><parameter=param>value</parameter></function>{TC_Q[1]}",
+    [("compact_function", {"param": "value"})], content=None)
