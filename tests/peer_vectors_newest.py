@@ -19,7 +19,8 @@ Conventions (as in ``tests/test_peer_cases.py``):
 * ``why``: thinkgate differs from the peer on purpose (verbatim text, reasoning split from the
   answer, a broken call reported rather than repaired); the vector then holds thinkgate's reading.
 * ``xfail``: ``"issue 35 point N: ..."``, where thinkgate fails today and issue 35 says it should
-  read the output as the peer does. The lead flips these as the points land.
+  read the output as the peer does. The lead flips these as the points land. ``"not in issue 35:
+  ..."``: thinkgate's reading is wrong in a way no point of the issue names.
 * vLLM's tool parsers run without their reasoning parser: they see the reasoning as content, so
   their vectors are read with ``thinking=False`` unless the test gives a reasoning parser.
 """
