@@ -2050,3 +2050,15 @@ lqx("mixed_content", "I'll help you search for products. " + indented("search_fu
     why="verbatim: a string value keeps its text as written, indentation included; llama.cpp strips the whitespace")
 lqx("compact", f"{TC_Q[0]}<function=compact_function><parameter=param>value</parameter></function>{TC_Q[1]}",
     [("compact_function", {"param": "value"})], content=None)
+
+# --------------------------------------------------------------------------------------------
+# vLLM tests/tool_parsers/test_format_conformance.py: each family's documented wire format
+# --------------------------------------------------------------------------------------------
+VFC = "vllm-project/vllm tests/tool_parsers/test_format_conformance.py @0e4c702aa688590f5d68af44c0dd2d0cf0430b01::test_documented_format_is_extracted"
+for fmt, family, text in (
+    ("qwen3_5", "qwen3_xml", f"{TC_Q[0]}\n<function=get_weather>\n<parameter=city>\nSF\n</parameter>\n</function>\n{TC_Q[1]}"),
+    ("qwen3_5", "qwen3_coder", f"{TC_Q[0]}\n<function=get_weather>\n<parameter=city>\nSF\n</parameter>\n</function>\n{TC_Q[1]}"),
+    ("minimax_m2", "minimax_m2", f'{MM[0]}\n<invoke name="get_weather">\n{mm_param("city", "SF")}\n</invoke>\n{MM[1]}'),
+    ("deepseek_v4", "deepseek_v4", dsml_lines("get_weather", dsml_param("city", "SF"), block=TC)),
+):
+    add(Vector(f"{fmt}/vllm/test_documented_format_is_extracted[{family}]", fmt, text, [("get_weather", {"city": "SF"})], origin=VFC + f"[{family}]"))
