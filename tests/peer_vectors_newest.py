@@ -2062,3 +2062,105 @@ for fmt, family, text in (
     ("deepseek_v4", "deepseek_v4", dsml_lines("get_weather", dsml_param("city", "SF"), block=TC)),
 ):
     add(Vector(f"{fmt}/vllm/test_documented_format_is_extracted[{family}]", fmt, text, [("get_weather", {"city": "SF"})], origin=VFC + f"[{family}]"))
+
+# --------------------------------------------------------------------------------------------
+# kimi_k3: SGLang test/registered/unit/function_call/test_kimik3_structural_tag.py (outputs its
+# grammar accepts or refuses: an accepted output reads as valid calls, a refused one, where its
+# strict schema refuses a value, as an invalid call)
+# --------------------------------------------------------------------------------------------
+SKT = "sgl-project/sglang test/registered/unit/function_call/test_kimik3_structural_tag.py @03079f9bd27381d5d87bed9bc76e65cd36919e65::"
+
+
+def strict_tool(name: str, parameters: dict) -> dict:
+    return {"type": "function", "function": {"name": name, "strict": True, "parameters": parameters}}
+
+
+def weather_tool(name: str = "weather") -> dict:
+    return strict_tool(name, {
+        "type": "object",
+        "properties": {
+            "city": {"type": "string", "pattern": "[A-Z][A-Za-z ]+"}, "days": {"type": "integer", "minimum": 1, "maximum": 10},
+            "unit": {"type": ["string", "null"], "enum": ["celsius", "fahrenheit", None]},
+            "metadata": {"type": "object", "properties": {"source": S}, "required": ["source"], "additionalProperties": False},
+            "tags": {"type": "array", "items": S},
+        },
+        "required": ["city", "days"], "additionalProperties": False,
+    })
+
+
+def k3_tools(*calls: str) -> str:
+    return K3_TOOLS[0] + "".join(calls) + K3_TOOLS[1]
+
+
+def skt(test: str, text: str, calls: list, tools: list, **kw: Any) -> None:
+    add(Vector(f"kimi_k3/sglang/{test}", "kimi_k3", text, calls, tools=tools, origin=SKT + test.split("[")[0], **kw))
+
+
+WEATHER_ARGS = {"city": ("string", "San Francisco"), "days": ("number", "3"), "unit": ("string", "celsius"),
+                "metadata": ("object", '{"source":"forecast"}'), "tags": ("array", '["coastal","windy"]')}
+WEATHER_READ = {"city": "San Francisco", "days": 3, "unit": "celsius", "metadata": {"source": "forecast"}, "tags": ["coastal", "windy"]}
+PARIS_1 = {"city": ("string", "Paris"), "days": ("number", "1")}
+skt("test_strict_schema_accepts_native_xtml_values[full]", k3_tools(k3_call("weather", 1, WEATHER_ARGS)), [("weather", WEATHER_READ)], [weather_tool()])
+skt("test_strict_schema_accepts_native_xtml_values[paris]", k3_tools(k3_call("weather", 1, PARIS_1)), [("weather", {"city": "Paris", "days": 1})], [weather_tool()])
+for i, args in enumerate([
+    {"city": ("string", "paris"), "days": ("number", "3")},
+    {"city": ("string", "Paris"), "days": ("number", "11")},
+    {"city": ("number", "3"), "days": ("number", "3")},
+    {"city": ("string", "Paris"), "days": ("number", "3"), "unit": ("string", "kelvin")},
+    {"city": ("string", "Paris"), "days": ("number", "3"), "tags": ("array", "[coastal]")},
+    {"city": ("string", "Paris"), "days": ("number", "3"), "unknown": ("string", "value")},
+]):
+    skt(f"test_strict_schema_rejects_invalid_parameters[{i}]", k3_tools(k3_call("weather", 1, args)), [], [weather_tool()], invalid=1)
+CHECKING = f"{K3_RESPONSE[0]}Checking.{K3_RESPONSE[1]}"
+skt("test_required_allows_response_prefix_but_requires_tools", CHECKING + k3_tools(k3_call("weather", 1, WEATHER_ARGS)), [("weather", WEATHER_READ)],
+    [weather_tool()], content="Checking.")
+skt("test_auto_allows_plain_response_or_multiple_tool_calls[plain]", f"{K3_RESPONSE[0]}No tool needed.{K3_RESPONSE[1]}{MESSAGE_CLOSE}", [],
+    [weather_tool(), weather_tool("forecast")], content="No tool needed.")
+skt("test_auto_allows_plain_response_or_multiple_tool_calls[calls]",
+    k3_tools(k3_call("weather", 1, WEATHER_ARGS), k3_call("forecast", 2, {"city": ("string", "London"), "days": ("number", "2")})),
+    [("weather", WEATHER_READ), ("forecast", {"city": "London", "days": 2})], [weather_tool(), weather_tool("forecast")])
+skt("test_non_strict_tool_keeps_xtml_structure_and_loose_parameters",
+    k3_tools(k3_call("weather", 1, {"custom": ("array", '["x",1]'), "other": ("string", "raw text")})),
+    [("weather", {"custom": ["x", 1], "other": "raw text"})],
+    [{"type": "function", "function": {**weather_tool()["function"], "strict": False}}])
+CONVERT = [strict_tool("convert", {
+    "type": "object", "$defs": {"mode": {"type": "string", "enum": ["fast", "safe"]}},
+    "properties": {"mode": {"$ref": "#/$defs/mode"}, "value": {"anyOf": [{"type": "string", "enum": ["auto"]}, {"type": "integer", "minimum": 2, "maximum": 3}]}},
+    "required": ["mode", "value"], "additionalProperties": False})]
+skt("test_strict_schema_supports_refs_and_mixed_unions[accepted]", k3_tools(k3_call("convert", 1, {"mode": ("string", "fast"), "value": ("number", "2")})),
+    [("convert", {"mode": "fast", "value": 2})], CONVERT)
+skt("test_strict_schema_supports_refs_and_mixed_unions[refused]", k3_tools(k3_call("convert", 1, {"mode": ("string", "unsafe"), "value": ("number", "1")})),
+    [], CONVERT, invalid=1)
+SCORE_K3 = [strict_tool("score", {"type": "object", "properties": {"value": {"type": "number", "enum": [1, 1.5]},
+                                                                   "count": {"allOf": [{"type": "number"}, {"type": "integer", "minimum": 1}]}},
+                                  "required": ["value", "count"], "additionalProperties": False})]
+skt("test_strict_schema_handles_number_enums_and_all_of_integer_constraints[accepted]",
+    k3_tools(k3_call("score", 1, {"value": ("number", "1"), "count": ("number", "2")})), [("score", {"value": 1, "count": 2})], SCORE_K3)
+skt("test_strict_schema_handles_number_enums_and_all_of_integer_constraints[refused]",
+    k3_tools(k3_call("score", 1, {"value": ("number", "2"), "count": ("number", "1.5")})), [], SCORE_K3, invalid=1)
+SUBMIT_MIN = [strict_tool("submit", {"type": "object", "properties": {"value": {"type": "integer", "minimum": -1000000}}, "required": ["value"],
+                                     "additionalProperties": False})]
+for value in ("-1000000", "-999999", "-1", "0", "1000001", "-", "-1000001", "1.5"):
+    ok = value not in ("-", "-1000001", "1.5")
+    skt(f"test_strict_schema_handles_one_sided_negative_integer_minimum[{value}]", k3_tools(k3_call("submit", 1, {"value": ("number", value)})),
+        [("submit", {"value": int(value)})] if ok else [], SUBMIT_MIN, invalid=0 if ok else 1)
+NON_ASCII = "abc\U0001f60a"
+SUBMIT_OBJ = [strict_tool("submit", {"type": "object", "properties": {"value": {"type": "object", "properties": {NON_ASCII: S}, "required": [NON_ASCII],
+                                                                                  "additionalProperties": False}},
+                                     "required": ["value"], "additionalProperties": False})]
+for i, spelling in enumerate([json.dumps({NON_ASCII: ""}), json.dumps({NON_ASCII: ""}, ensure_ascii=False)]):
+    skt(f"test_strict_schema_relaxes_non_ascii_property_names[{i}]", k3_tools(k3_call("submit", 1, {"value": ("object", spelling)})),
+        [("submit", {"value": {NON_ASCII: ""}})], SUBMIT_OBJ)
+skt("test_strict_schema_relaxes_non_ascii_property_names[refused]", k3_tools(k3_call("submit", 1, {"value": ("number", "1")})), [], SUBMIT_OBJ, invalid=1)
+MONEY = [strict_tool("submit", {"type": "object", "properties": {"amount": {"$ref": "#/$defs/Money"}}, "required": ["amount"], "additionalProperties": False,
+                                "$defs": {"Money": {"type": "integer"}, "Loc": {"type": "object", "properties": {"\u0433\u043e\u0440\u043e\u0434\u0435": S}}}})]
+skt("test_unreferenced_definition_does_not_relax_other_arguments[accepted]", k3_tools(k3_call("submit", 1, {"amount": ("number", "5")})),
+    [("submit", {"amount": 5})], MONEY)
+skt("test_unreferenced_definition_does_not_relax_other_arguments[refused]", k3_tools(k3_call("submit", 1, {"amount": ("string", "five")})), [], MONEY, invalid=1)
+ONLY = [strict_tool("submit", {"type": "object", "properties": {"value": {"type": "object", "properties": {"only": S}, "required": ["only"],
+                                                                          "additionalProperties": False}},
+                               "required": ["value"], "additionalProperties": False})]
+skt("test_strict_schema_keeps_ascii_property_names_constrained[accepted]", k3_tools(k3_call("submit", 1, {"value": ("object", '{"only": "x"}')})),
+    [("submit", {"value": {"only": "x"}})], ONLY)
+skt("test_strict_schema_keeps_ascii_property_names_constrained[refused]", k3_tools(k3_call("submit", 1, {"value": ("object", '{"other": "x"}')})),
+    [], ONLY, invalid=1)
