@@ -2164,3 +2164,24 @@ skt("test_strict_schema_keeps_ascii_property_names_constrained[accepted]", k3_to
     [("submit", {"value": {"only": "x"}})], ONLY)
 skt("test_strict_schema_keeps_ascii_property_names_constrained[refused]", k3_tools(k3_call("submit", 1, {"value": ("object", '{"other": "x"}')})),
     [], ONLY, invalid=1)
+ANNOTATE = [strict_tool("annotate", {"type": "object", "properties": {"label": S}, "required": ["label"]})]
+skt("test_strict_schema_preserves_additional_properties_default", k3_tools(k3_call("annotate", 1, {"label": ("string", "sample"), "confidence": ("number", "0.9")})),
+    [("annotate", {"label": "sample", "confidence": 0.9})], ANNOTATE,
+    xfail="issue 35 point 5: an argument the schema's properties do not list is allowed (JSON Schema leaves it free)")
+skt("test_dynamic_argument_key_compiles_without_xgrammar_unicode_warning", k3_tools(k3_call("annotate", 1, {"置信度": ("number", "0.9")})),
+    [("annotate", {"置信度": 0.9})], [strict_tool("annotate", {"type": "object", "properties": {}})])
+PING = [strict_tool("ping", {"type": "object", "properties": {}, "additionalProperties": False})]
+skt("test_strict_empty_object_accepts_no_arguments_only[accepted]", k3_tools(k3_call("ping", 1, {})), [("ping", {})], PING)
+skt("test_strict_empty_object_accepts_no_arguments_only[refused]", k3_tools(k3_call("ping", 1, {"unexpected": ("string", "value")})), [], PING, invalid=1)
+LOOSE_WEATHER = [{"type": "function", "function": {**weather_tool()["function"], "strict": False}}]
+skt("test_parallel_tool_calls_true_constrains_every_call",
+    k3_tools(k3_call("weather", 7, {"city": ("string", "Paris")}), k3_call("weather", 19, {"other": ("array", '["loose"]')})),
+    [("weather", {"city": "Paris"}), ("weather", {"other": ["loose"]})], LOOSE_WEATHER)
+skt("test_strict_tool_without_parameters_compiles_to_empty_arguments", k3_tools(k3_call("ping", 1, {})), [("ping", {})],
+    [{"type": "function", "function": {"name": "ping", "strict": True}}])
+SCALE = [strict_tool("scale", {"type": "object", "properties": {"factor": {"allOf": [N], "enum": [1.5, 2]}}, "required": ["factor"],
+                               "additionalProperties": False})]
+skt("test_all_of_number_branches_do_not_narrow_to_integer[accepted]", k3_tools(k3_call("scale", 1, {"factor": ("number", "1.5")})), [("scale", {"factor": 1.5})], SCALE)
+skt("test_all_of_number_branches_do_not_narrow_to_integer[refused]", k3_tools(k3_call("scale", 1, {"factor": ("number", "3")})), [], SCALE, invalid=1)
+skt("test_reasoning_prefix_is_owned_by_exactly_one_layer", "reasoning" + K3_THINK[1] + k3_tools(k3_call("weather", 1, WEATHER_ARGS)),
+    [("weather", WEATHER_READ)], [weather_tool()], reasoning="reasoning", thinking=True)
