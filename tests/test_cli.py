@@ -416,7 +416,7 @@ def test_inspect_falls_back_to_deepseeks_tokenizer_without_the_familys_package(t
 
 def test_a_format_the_models_template_does_not_write_is_warned_of(tmp_path, capsys):
     # Issue 16, point 3: --format checked against the model's chat template before loading
-    from thinkgate.cli_checks import format_against_template
+    from thinkgate.cli.checks import format_against_template
     from thinkgate.formats import get_format
     from thinkgate.formats.templates import chat_template
 
@@ -431,7 +431,7 @@ def test_vllm_on_a_cpu_machine_gets_what_its_backend_needs(monkeypatch, capsys):
     # setting kept
     import os
 
-    from thinkgate.cli_generate import VLLM_CPU_DEFAULTS, _vllm_on_cpu
+    from thinkgate.cli.generate import VLLM_CPU_DEFAULTS, _vllm_on_cpu
 
     for key in VLLM_CPU_DEFAULTS:  # (set first, so that teardown restores what was there)
         monkeypatch.setenv(key, "")

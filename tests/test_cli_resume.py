@@ -122,7 +122,8 @@ def test_answers_of_a_batch_still_generating_are_kept_and_the_resumed_output_is_
     13-16 end at once. Interrupted while 12 goes on, the output keeps every answer that ended —
     13-16 out of order, as Batch API lines may stand — and --resume generates only 12 and
     17-20, then writes the whole output in input order."""
-    requests = [batch_line(f"r{k:02}", **({"max_tokens": 120} if k == 12 else {})) for k in range(1, 21)]
+    # (400 tokens: the signal must come while line 12 is still being written, on a loaded machine too)
+    requests = [batch_line(f"r{k:02}", **({"max_tokens": 400} if k == 12 else {})) for k in range(1, 21)]
     src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
     src.write_text("\n".join(requests) + "\n")
     partial = tmp_path / "out.jsonl.partial"

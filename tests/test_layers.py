@@ -23,16 +23,26 @@ LAYERS = {
     "batch": 3,
     "demo": 4,
     "agent": 4,
-    "cli_checks": 5,
-    "cli_generate": 6,
-    "cli_agent": 6,
-    "cli": 7,
-    "__main__": 8,
+    "cli.checks": 5,
+    "cli.generate": 6,
+    "cli.agent": 6,
+    "cli.main": 7,
+    "cli": 8,
+    "__main__": 9,
 }
 
 
+# Packages whose modules are layers of their own (the command line's: checks, then the
+# subcommands, then the parser that holds them).
+LAYERED = {"cli"}
+
+
 def _unit(parts: tuple[str, ...]) -> str:
-    return "__init__" if not parts else parts[0].removesuffix(".py")
+    if not parts:
+        return "__init__"
+    if parts[0] in LAYERED and len(parts) > 1 and parts[1] != "__init__.py":
+        return f"{parts[0]}.{parts[1].removesuffix('.py')}"
+    return parts[0].removesuffix(".py")
 
 
 def _imports(path: pathlib.Path):
@@ -47,11 +57,11 @@ def _imports(path: pathlib.Path):
                 target = tuple((node.module or "").split("."))
             if target[0] != "thinkgate":
                 continue
-            if len(target) == 1:  # "from . import x": each name is a unit
+            if len(target) == 1 or (len(target) == 2 and target[1] in LAYERED):  # "from . import x": each name is a unit
                 for alias in node.names:
-                    yield node.lineno, alias.name
+                    yield node.lineno, alias.name if len(target) == 1 else f"{target[1]}.{alias.name}"
             else:
-                yield node.lineno, target[1]
+                yield node.lineno, _unit(target[1:]) if target[1] in LAYERED and len(target) > 2 else target[1]
         elif isinstance(node, ast.Import):
             for alias in node.names:
                 parts = alias.name.split(".")

@@ -127,7 +127,7 @@ def not_the_input(output: str, source: str) -> None:
 
 
 def known_format(name: str) -> Any:
-    from .formats import get_format, names
+    from ..formats import get_format, names
 
     try:
         return get_format(name)
@@ -216,7 +216,7 @@ def format_against_template(fmt: Any, template: Optional[str]) -> Optional[str]:
     not an error: a template may be recognised wrongly."""
     if not template:
         return None
-    from .detection import detect
+    from ..detection import detect
 
     try:
         found = detect(template)
@@ -251,8 +251,8 @@ def quiet_transformers() -> Iterator[None]:
 def tokenizer_fits(fmt: Any, tokenizer: Any, what: str) -> Any:
     """``tokenizer``, checked to hold the format's markers as tokens (``--format qwen3`` on a
     DeepSeek model), before the model's weights load."""
-    from .constraint.grammar.compiled import check_markers
-    from .formats.tokens import single_token_id
+    from ..constraint.grammar.compiled import check_markers
+    from ..formats.tokens import single_token_id
 
     try:
         check_markers(fmt, lambda marker: single_token_id(tokenizer, marker))
@@ -275,7 +275,7 @@ def drafting(args: Any, tokenizer: Any) -> dict:
         return {"prompt_lookup": args.prompt_lookup}
     if args.assistant_model is None:
         return {}
-    from .demo import load
+    from ..demo import load
 
     try:
         model, assistant_tokenizer = load(model_source(args.assistant_model, "--assistant-model"))

@@ -11,8 +11,8 @@ import os
 import sys
 from typing import Any, TextIO
 
-from . import cli_checks as checks
-from .cli_checks import UserError
+from . import checks
+from .checks import UserError
 
 REASONING_SHOWN = 80  # characters of a turn's reasoning printed
 
@@ -24,7 +24,7 @@ def cmd_agent(args: argparse.Namespace) -> int:
     checks.installed("mcp", "thinkgate agent", "agent")
     if args.engine == "vllm":
         checks.installed("vllm", "--engine vllm", "vllm")
-    from .agent import Agent, AgentError, ToolSchemaError
+    from ..agent import Agent, AgentError, ToolSchemaError
 
     fmt = checks.known_format(args.format)
     tool_choice = checks.tool_choice(args.tool_choice)
@@ -79,7 +79,7 @@ def cmd_agent(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("thinkgate agent: interrupted", file=sys.stderr)
         _keep(args, running[0].transcript if running else [])
-        from .agent.loop import turn_running
+        from ..agent.loop import turn_running
 
         if turn_running():
             # The turn's thread is inside the model: the interpreter ending under it aborts in
@@ -158,7 +158,7 @@ def _write_json(path: str, messages: list[dict]) -> None:
 
 def _servers(args: argparse.Namespace) -> list:
     """The servers --mcp names (with --env, --header) and those of --mcp-config's file."""
-    from .agent import server_spec, servers_from_config
+    from ..agent import server_spec, servers_from_config
 
     env = _pairs(args.env, "=", "--env", "KEY=VALUE")
     headers = _pairs(args.header, ":", "--header", "NAME: VALUE")
@@ -192,7 +192,7 @@ def _pairs(items: Any, sep: str, flag: str, shape: str) -> dict[str, str]:
 
 def _tokenizer(args: argparse.Namespace, model_path: str, fmt: Any, template: Any) -> Any:
     """The model's tokenizer, checked against the format and for a chat template."""
-    from .demo import load_tokenizer
+    from ..demo import load_tokenizer
 
     try:
         tokenizer = load_tokenizer(model_path)
@@ -205,7 +205,7 @@ def _tokenizer(args: argparse.Namespace, model_path: str, fmt: Any, template: An
 
 def _check_tool_choice(toolset: Any, fmt: Any, tool_choice: Any, args: argparse.Namespace) -> None:
     """--tool-choice against the tools the servers listed (a function none of them offers), before the model loads."""
-    from .requests import RequestOptions, check_options
+    from ..requests import RequestOptions, check_options
 
     try:
         check_options(RequestOptions(format=fmt.name, tools=toolset.tools, tool_choice=tool_choice, unsupported=args.unsupported, strict=args.strict))
@@ -214,7 +214,7 @@ def _check_tool_choice(toolset: Any, fmt: Any, tool_choice: Any, args: argparse.
 
 
 def _engine(args: argparse.Namespace, fmt: Any, template: Any, tokenizer: Any) -> Any:
-    from .agent import OpenAIEngine, TransformersEngine, VllmEngine
+    from ..agent import OpenAIEngine, TransformersEngine, VllmEngine
 
     if args.engine == "openai":
         return OpenAIEngine(args.base_url, args.model, fmt, api_key=args.api_key)
@@ -223,11 +223,11 @@ def _engine(args: argparse.Namespace, fmt: Any, template: Any, tokenizer: Any) -
         try:
             import vllm  # noqa: F401  (the module below imports it only when called)
 
-            from .integrations.vllm_offline import make_llm
+            from ..integrations.vllm_offline import make_llm
         except ImportError as e:  # installed, but broken
             raise UserError(f"--engine vllm: vLLM could not be imported ({e})") from None
         return VllmEngine(make_llm(model_path, max_model_len=args.max_model_len), fmt, template)
-    from .demo import load_model
+    from ..demo import load_model
 
     try:
         model = load_model(model_path)

@@ -1,6 +1,6 @@
 """The ``thinkgate`` command: ``demo``, ``formats``, ``inspect``, ``detect``, ``generate``
-(in :mod:`thinkgate.cli_generate`) and ``agent`` (in :mod:`thinkgate.cli_agent`). A user's mistake is one line on stderr and status 2, never a
-traceback (:class:`~thinkgate.cli_checks.UserError`)."""
+(in :mod:`thinkgate.cli.generate`) and ``agent`` (in :mod:`thinkgate.cli.agent`). A user's mistake is one line on stderr and status 2, never a
+traceback (:class:`~thinkgate.cli.checks.UserError`)."""
 
 from __future__ import annotations
 
@@ -11,14 +11,14 @@ import sys
 from contextlib import nullcontext
 from typing import Optional
 
-from . import cli_checks as checks
-from .cli_checks import UserError
-from .cli_agent import add_parser as add_agent_parser
-from .cli_generate import cmd_generate
+from . import checks
+from .checks import UserError
+from .agent import add_parser as add_agent_parser
+from .generate import cmd_generate
 
 
 def cmd_formats(args: argparse.Namespace) -> int:
-    from .formats import aliases, get_format, names
+    from ..formats import aliases, get_format, names
 
     by_format: dict[str, list[str]] = {}
     for alias, name in aliases().items():
@@ -36,13 +36,13 @@ def cmd_formats(args: argparse.Namespace) -> int:
 def cmd_inspect(args: argparse.Namespace) -> int:
     import jsonschema
 
-    from .constraint import build_structural_tag
-    from .constraint.schemas.examples import example_value
+    from ..constraint import build_structural_tag
+    from ..constraint.schemas.examples import example_value
 
     fmt = checks.known_format(args.format)
     tools = checks.tools(args.tools)
     choice = checks.tool_choice(args.tool_choice)
-    from .requests import RequestOptions, check_options
+    from ..requests import RequestOptions, check_options
 
     try:
         # what every engine checks at admission, before a tokenizer loads (seconds, for some families)
@@ -75,7 +75,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     if tokenizer is not None:
         import xgrammar as xgr
 
-        from .constraint.runtime.vocabulary import vocabulary_for
+        from ..constraint.runtime.vocabulary import vocabulary_for
 
         matcher = xgr.GrammarMatcher(vocabulary_for(tokenizer).compiler.compile_structural_tag(tag))
         ids = tokenizer.encode(example, add_special_tokens=False)
@@ -90,7 +90,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 def _inspect_tokenizer(name: str, fmt) -> object:
     """``--tokenizer``: a family's (from its package), a tokenizer directory, or none; which one
     is said on stderr, since the check token by token is only as good as the vocabulary."""
-    from .tokenizers import FAMILIES, FORMAT_FAMILY
+    from ..tokenizers import FAMILIES, FORMAT_FAMILY
 
     own = FORMAT_FAMILY.get(fmt.name)
     if name == "":
@@ -124,7 +124,7 @@ def _inspect_tokenizer(name: str, fmt) -> object:
 
 def _family_tokenizer(name: str, fmt, own: Optional[str], missing: list[str]) -> object:
     """A family's tokenizer, said on stderr with what it is and whether it is the format's own."""
-    from .tokenizers import FAMILIES, family_tokenizer
+    from ..tokenizers import FAMILIES, family_tokenizer
 
     tokenizer = family_tokenizer(name)
     _, package, what = FAMILIES[name]
@@ -157,7 +157,7 @@ def _template_source(path: str) -> object:
 
 
 def cmd_detect(args: argparse.Namespace) -> int:
-    from .detection import detect
+    from ..detection import detect
 
     try:
         fmt = detect(_template_source(args.template))
@@ -171,7 +171,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from .demo import cache_dir, run
+    from ..demo import cache_dir, run
 
     try:
         return 1 if run(seed=args.seed, quiet=args.quiet) else 0

@@ -24,9 +24,9 @@ from collections import Counter
 from contextlib import nullcontext
 from typing import Any, Callable, Optional
 
-from . import cli_checks as checks
-from .batch import Held, Line, batch_output, chat_output, held_lines, read_lines
-from .cli_checks import UserError
+from . import checks
+from ..batch import Held, Line, batch_output, chat_output, held_lines, read_lines
+from .checks import UserError
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
@@ -90,9 +90,9 @@ AUTO = "auto"
 def _read_format(args: argparse.Namespace, model: str, template: Optional[str]) -> Any:
     """``--format auto``: the format the chat template reads as (``thinkgate detect``), said on
     stderr: --chat-template's, else the model directory's."""
-    from .detection import detect
-    from .formats import get_format
-    from .formats.registry import register
+    from ..detection import detect
+    from ..formats import get_format
+    from ..formats.registry import register
 
     if template is not None:
         source, where = template, f"--chat-template {args.chat_template}"
@@ -247,7 +247,7 @@ def _check_lines(lines: list[Line], fmt: Any, args: argparse.Namespace) -> None:
     model, once per distinct set (``--strict``: the level of a line that sets none). What the
     check warns of (a keyword --unsupported relax drops) is said once, naming the lines it
     concerns."""
-    from .requests import RequestOptions, check_options
+    from ..requests import RequestOptions, check_options
 
     verdicts: dict[str, tuple[Optional[str], list[str]]] = {}
     warned: dict[str, list[int]] = {}
@@ -307,7 +307,7 @@ def _vllm_on_cpu(quiet: bool) -> None:
 def _tokenizer(args: argparse.Namespace, model_path: str, fmt: Any, template: Optional[str]) -> Any:
     """The tokenizer the prompts are written in, loaded (in a second) before the model (in
     minutes, for a real one), and checked against the format."""
-    from .demo import deepseek_tokenizer, load_tokenizer
+    from ..demo import deepseek_tokenizer, load_tokenizer
 
     if args.tokenizer == "deepseek" and args.engine == "transformers":
         return checks.tokenizer_fits(fmt, deepseek_tokenizer(), "the deepseek-tokenizer package's tokenizer")
@@ -327,8 +327,8 @@ def _engine(args: argparse.Namespace, model_path: str, fmt: Any, template: Optio
         try:
             import vllm  # noqa: F401  (the module below imports it only when called)
 
-            from .integrations.vllm_offline import generate_chat as vllm_generate
-            from .integrations.vllm_offline import make_llm
+            from ..integrations.vllm_offline import generate_chat as vllm_generate
+            from ..integrations.vllm_offline import make_llm
         except ImportError as e:  # installed, but broken
             raise UserError(f"--engine vllm: vLLM could not be imported ({e})") from None
         llm = make_llm(model_path, max_model_len=args.max_model_len)
@@ -342,8 +342,8 @@ def _engine(args: argparse.Namespace, model_path: str, fmt: Any, template: Optio
 
         return generate
 
-    from .demo import load_model
-    from .integrations.transformers import generate_chat
+    from ..demo import load_model
+    from ..integrations.transformers import generate_chat
 
     try:
         model = load_model(model_path)
