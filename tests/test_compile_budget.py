@@ -167,3 +167,21 @@ def test_no_pathological_schema_compiles_past_the_budget(tokenizer, seconds):
 def test_no_pathological_schema_compiles_past_the_budget_deep(tokenizer, seconds):
     seconds(1)
     _fuzz(tokenizer, 120, seed=3400, limit=6)
+
+
+def test_a_process_that_cannot_fork_compiles_in_place(tokenizer, seconds, monkeypatch, caplog):
+    """fork refused (memory, a process limit): the grammar still compiles, in the process, and
+    the log says it had no deadline."""
+    seconds(5)
+    vocab = vocabulary_for(tokenizer)
+    tag = compile_tool_grammar(tokenizer, "deepseek_v3_1", [_pattern("^[a-z]{1,30}-[0-9]{1,12}$")], "required").spec.tag
+    assert risky(tag)
+
+    def refused():
+        raise OSError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(os, "fork", refused)
+    with caplog.at_level("WARNING", logger="thinkgate.constraint"):
+        compiled = compile_tag(vocab.compiler, vocab.info, tag, "the test's grammar")
+    assert isinstance(compiled, xgr.CompiledGrammar)
+    assert "no child process for a compile under the deadline (Resource temporarily unavailable); the test's grammar compiles in the process" in caplog.text

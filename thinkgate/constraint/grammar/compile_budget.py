@@ -22,6 +22,7 @@ Where ``os.fork`` is missing (Windows), only the estimate guards.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import select
@@ -39,6 +40,8 @@ try:  # (Python 3.11's name; sre_parse before it)
 except ImportError:  # pragma: no cover
     import sre_parse as _sre  # type: ignore[no-redef]
     import sre_constants as _sre_c  # type: ignore[no-redef]
+
+log = logging.getLogger("thinkgate.constraint")
 
 ENV = "THINKGATE_COMPILE_BUDGET"
 DEFAULT_BUDGET = 5.0
@@ -178,6 +181,10 @@ def risky(tag: Any, text: Optional[str] = None) -> bool:
     return any(pattern_cost(p)[0] > RISKY_REPEAT for _, p in _patterns(tag))
 
 
+class _NoChild(Exception):
+    """The system refused a pipe or a child process (memory, process limits)."""
+
+
 class CompileTimeout(ValueError):
     """A grammar whose compile ran past the budget (a request's error, as any refusal)."""
 
@@ -196,15 +203,27 @@ def compile_tag(compiler: xgr.GrammarCompiler, info: xgr.TokenizerInfo, tag: Any
     text = tag if isinstance(tag, str) else None
     if until is None or not hasattr(os, "fork") or not risky(tag, text):
         return compiler.compile_structural_tag(tag)
-    return _compile_in_child(info, tag if text is None else text, what, until, compile_threads())
+    try:
+        return _compile_in_child(info, tag if text is None else text, what, until, compile_threads())
+    except _NoChild as e:  # (a process that cannot fork now still serves: the estimate guarded it)
+        log.warning("thinkgate: %s; %s compiles in the process, without its deadline", e, what)
+        return compiler.compile_structural_tag(tag)
 
 
 def _compile_in_child(info: xgr.TokenizerInfo, tag: Any, what: str, until: float, threads: int) -> xgr.CompiledGrammar:
     """Compile in a forked child that sends back the serialized grammar; kill it at the
     deadline. (A fresh compiler there: the parent's may have been mid-compile in another
     thread when it forked, holding a lock no thread of the child would release.)"""
-    read, write = os.pipe()
-    pid = os.fork()
+    try:
+        read, write = os.pipe()
+    except OSError as e:
+        raise _NoChild(f"no pipe for a compile under the deadline ({e.strerror or e})") from None
+    try:
+        pid = os.fork()
+    except OSError as e:
+        os.close(read)
+        os.close(write)
+        raise _NoChild(f"no child process for a compile under the deadline ({e.strerror or e})") from None
     if pid == 0:  # the child: no Python-level locks, no logging, no return
         status = 1
         try:
