@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal, Optional, Union
+from typing import Any, ClassVar, Literal, NamedTuple, Optional, Union
 
 class Text(str):
     """A marker the model writes as ordinary text (MiniMax-M2's ``<minimax:tool_call>``).
@@ -20,12 +20,73 @@ class Text(str):
     parser, the grammar and the guard alike, whatever tokens spell it, and needs nothing of the
     tokenizer. Reasoning markers may be text too (both of them: the grammar then holds the
     reasoning, its close written as text); end-of-sequence markers are always tokens.
+
+    The grammar writes a text marker exactly; the parser reads it tolerantly, as models write
+    it (see :func:`spellings`): the whitespace at its edges is the markup's padding (any, none
+    included, is read there), a whitespace run inside it may be any whitespace or none, and
+    so may the text beside each of ``joints`` (the special tokens a marker is written with:
+    Kimi-K3's ``<|open|> tools <|sep|>``). ``read_also`` holds other spellings real models
+    write for it (DeepSeek-V4-Flash's ``<｜DSML｜toolcalls>``), read the same way; no grammar
+    writes them.
     """
 
-    __slots__ = ()
+    read_also: tuple[str, ...]
+    joints: tuple[str, ...]
+
+    def __new__(cls, value: str, read_also: tuple[str, ...] = (), joints: tuple[str, ...] = ()) -> "Text":
+        self = super().__new__(cls, value)
+        self.read_also = tuple(read_also)
+        self.joints = tuple(joints)
+        return self
+
+    def __getnewargs__(self) -> tuple:  # copies and pickles keep what the marker reads
+        return (str(self), self.read_also, self.joints)
 
     def __repr__(self) -> str:
         return f"Text({str.__repr__(self)})"
+
+
+# The most whitespace read inside a text marker, where its spelling has a word boundary: a
+# marker held back at a delta's end is never longer than its spelling and this per boundary.
+MARKER_SPACE = 8
+
+
+class Spelling(NamedTuple):
+    """One way the parser reads a marker: its words, and the whitespace its text ends with
+    (the template's padding: read with the marker where it is there, not needed)."""
+
+    words: tuple[str, ...]
+    padding: str = ""
+
+
+def spellings(marker: str) -> tuple[Spelling, ...]:
+    """How the parser reads ``marker``: each spelling (the marker's own, then ``read_also``) as
+    its words, between which any whitespace up to :data:`MARKER_SPACE` (none included) may
+    stand; whitespace before a spelling is left to whatever reads before the marker, and the
+    padding after it is read with it where it stands. A token marker has one spelling of one
+    word: itself."""
+    if not is_text(marker):
+        return (Spelling((marker,)),)
+    out = []
+    for spelling in (marker, *marker.read_also):
+        words = spelling.split() or [spelling]  # a marker of whitespace alone is itself
+        for joint in marker.joints:
+            words = [piece for w in words for piece in _split_at(w, joint)]
+        core = spelling.rstrip()
+        out.append(Spelling(tuple(words), spelling[len(core):] if core else ""))
+    return tuple(dict.fromkeys(out))
+
+
+def _split_at(word: str, joint: str) -> list[str]:
+    """``word`` cut on each side of every ``joint`` in it."""
+    parts = word.split(joint)
+    out: list[str] = []
+    for i, part in enumerate(parts):
+        if i:
+            out.append(joint)
+        if part:
+            out.append(part)
+    return out
 
 
 def is_text(marker: str) -> bool:

@@ -48,16 +48,17 @@ class AnswerStages:
         # back whole, markers and all (it was no tool block).
         self.block: list[str] | None = None
 
-    def enter_calls(self, marker: str, at: int, credits: Credits | None, back_to: Stage) -> int:
-        """Tool markup starts at ``marker``; after the calls, reading goes back to ``back_to``."""
+    def enter_calls(self, buf: str, marker: str, at: int, credits: Credits | None, back_to: Stage) -> int:
+        """Tool markup starts at ``marker``, found at ``at``; after the calls, reading goes back
+        to ``back_to``."""
         self.section_return = back_to
         self.d.stage = Stage.SECTION
         if marker == self._call_begin:  # a call with no section marker: the section reads it
             self.block = None
             return at
         self.d.take(credits, marker)
-        self.block = [marker]
-        return at + len(marker)
+        self.block = [self.d.spelled(buf, at)]
+        return self.d.past
 
     def keep(self, text: str) -> bool:
         """Hold ``text`` with the block, if no call has begun in it yet."""
@@ -91,11 +92,11 @@ class AnswerStages:
             return p
         if m in self._stops or m in self._framing:
             d.take(credits, m)
-            return p + len(m)
+            return d.past
         if d.content_seen and not self._calls_after_content:
             return p  # answer text came first: from here on, markup is text
         if m == self.headless:
             self.section_return = Stage.CONTENT
             return self._start_headless(p)  # type: ignore[misc]
         d.mark()
-        return self.enter_calls(m, p, credits, Stage.CONTENT)
+        return self.enter_calls(buf, m, p, credits, Stage.CONTENT)

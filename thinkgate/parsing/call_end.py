@@ -96,18 +96,18 @@ class CallEndStages:
         calls.raw.append(buf[pos:end])
         if m is None:
             return d.rest(buf, end)
-        after = self._through_own_end(m, p, credits)
+        after = self._through_own_end(buf, m, p, credits)
         self._close()
         return after
 
-    def _through_own_end(self, marker: str, at: int, credits: Credits | None) -> int:
+    def _through_own_end(self, buf: str, marker: str, at: int, credits: Credits | None) -> int:
         """Where the call's text ends: past ``marker`` (read as the call's) when it is the call's
         own end marker, else at it (it begins what follows)."""
         if marker != self._call_end:
             return at
         self.d.take(credits, marker)
-        self.calls.raw.append(marker)
-        return at + len(marker)
+        self.calls.raw.append(self.d.spelled(buf, at))
+        return self.d.past
 
     def _close(self) -> bool:
         """End the call (it stands, or its pending error makes it invalid)."""
@@ -127,7 +127,7 @@ class CallEndStages:
         calls.raw.append(buf[pos:end])
         if m is None:
             return d.rest(buf, end)
-        end = self._through_own_end(m, p, credits)
+        end = self._through_own_end(buf, m, p, credits)
         calls.invalid(calls.pending_error or "invalid tool call")
         self._go_on()
         return end

@@ -118,6 +118,7 @@ class CallTracker:
         self.pending_error: str | None = None
         self._reader: Any = None
         self._suspect: str | None = None
+        self._suspect_spelled = 0  # the length of its text as written
         self._suspect_raw = 0
         self._suspect_args = 0
 
@@ -276,11 +277,13 @@ class CallTracker:
         start = p if start is None else start
         if start < p:
             self.raw.append(buf[start:p])
+        past = self.d.past  # where the marker, as spelled, ends
         if self._suspect is None:
             self._suspect = marker
+            self._suspect_spelled = past - p
             self._suspect_raw = len(self.raw)
             self._suspect_args = len(self.args)
-        q = reader.feed(buf, start, p + len(marker))
+        q = reader.feed(buf, start, past)
         self._arguments_text(buf, p, max(q, p))
         return max(q, p)
 
@@ -298,8 +301,9 @@ class CallTracker:
         del self.raw[self._suspect_raw :]
         self._suspect = None
         if self.layout.ends_call(marker):
-            self.raw.append(marker)
-            tail = tail[len(marker) :]
+            spelled = self._suspect_spelled
+            self.raw.append(tail[:spelled])
+            tail = tail[spelled:]
         self.invalid(error)
         d = self.d
         if d.stage != self.layout.STOPPED:

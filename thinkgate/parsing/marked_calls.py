@@ -79,22 +79,22 @@ class MarkedCalls:
             self.calls.reset()
             self._reset_header()
             self._headless_call = False
-            self.calls.raw.append(m)
+            self.calls.raw.append(d.spelled(buf, p))
             d.stage = Stage.CALL_HEADER
-            return p + len(m)
+            return d.past
         if m == self._headless:
             for text in answer.call_begins():
                 d.say(text)
             return self._start_headless(p)
         d.take(credits, m)
         if m == self._section_end:
-            answer.give_back(m)
+            answer.give_back(d.spelled(buf, p))
             d.stage = answer.section_return
         elif m in self._stops:
             answer.give_back()
         else:
-            answer.keep(m)  # a stray marker: part of the block's text while it holds no call
-        return p + len(m)
+            answer.keep(d.spelled(buf, p))  # a stray marker: part of the block's text while it holds no call
+        return d.past
 
     def _start_headless(self, at: int) -> int:
         """A call whose begin marker was left out: its header, from ``at``, is read as a call's

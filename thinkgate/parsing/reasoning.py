@@ -24,7 +24,7 @@ class ReasoningStages:
 
     ``recovered``: the tool marker that, met inside the reasoning, ends it and opens the calls
     (the format's ``reasoning_trigger``, unless the parser's ``recover_calls_in_reasoning`` is
-    off); ``enter_calls(marker, at, credits, back_to)`` is the layout's entry into its calls,
+    off); ``enter_calls(buf, marker, at, credits, back_to)`` is the layout's entry into its calls,
     returning where reading goes on.
     """
 
@@ -35,7 +35,7 @@ class ReasoningStages:
         thinking: Thinking,
         *,
         recovered: tuple[str, ...] = (),
-        enter_calls: Callable[[str, int, Credits | None, Stage], int] | None = None,
+        enter_calls: Callable[[str, str, int, Credits | None, Stage], int] | None = None,
     ) -> None:
         self.d = driver
         self._thinking = thinking
@@ -118,20 +118,20 @@ class ReasoningStages:
             if self._fresh:  # the open marker repeated: markup, the whitespace before it too
                 self._space = ""
             else:  # the marker's text in the middle of the reasoning is reasoning
-                d.reason(m)
-            return p + len(m)
+                d.reason(d.spelled(buf, p))
+            return d.past
         self.flush()
         if m in self._stops:
             d.take(credits, m)
-            return p + len(m)
+            return d.past
         d.end_reasoning()
         if m == self._close:
             d.take(credits, m)
             d.stage = Stage.CONTENT
-            return p + len(m)
+            return d.past
         # the tool markup's token written while thinking: the reasoning is over, the calls begin
         # (as the grammar switches to the calls at that token); after them comes the answer
         if d.verbatim:  # reasoning_only: the markup, as all the answer, is handed over as written
             d.stage = Stage.CONTENT
             return p
-        return self._enter_calls(m, p, credits, Stage.CONTENT)  # type: ignore[misc]
+        return self._enter_calls(buf, m, p, credits, Stage.CONTENT)  # type: ignore[misc]
