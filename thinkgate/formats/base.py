@@ -69,12 +69,18 @@ def spellings(marker: str) -> tuple[Spelling, ...]:
         return (Spelling((marker,)),)
     out = []
     for spelling in (marker, *marker.read_also):
-        words = spelling.split() or [spelling]  # a marker of whitespace alone is itself
-        for joint in marker.joints:
-            words = [piece for w in words for piece in _split_at(w, joint)]
+        words = [piece for w in spelling.split() for piece in _joined(w, marker.joints)] or [spelling]  # a marker of whitespace alone is itself
         core = spelling.rstrip()
         out.append(Spelling(tuple(words), spelling[len(core):] if core else ""))
     return tuple(dict.fromkeys(out))
+
+
+def _joined(word: str, joints: tuple[str, ...]) -> list[str]:
+    """``word`` cut beside each of ``joints`` in it (``word`` whole where none is)."""
+    words = [word] if word else []
+    for joint in joints:
+        words = [piece for w in words for piece in _split_at(w, joint)]
+    return words
 
 
 def _split_at(word: str, joint: str) -> list[str]:
@@ -709,7 +715,8 @@ class ToolCallFormat:
     def header_pieces(self) -> tuple[HeaderPiece, ...]:
         """The header as pieces for a tolerant reader: every whitespace run becomes optional
         whitespace, so ``NAME\\n```json\\n`` also reads ``NAME ```json``, and whitespace may
-        stand before the separator marker.
+        stand before the separator marker and beside the joints of the call's begin marker
+        (Kimi-K3's ``index="1" <|sep|>``: see :class:`Text`).
         """
         return self._pieces(self.header)
 
@@ -730,7 +737,15 @@ class ToolCallFormat:
             elif kind != "text":
                 out.append(HeaderPiece(kind))
             else:
-                out += (HeaderPiece("space") if run.isspace() else HeaderPiece("text", run) for run in re.split(r"(\s+)", text) if run)
+                joints = self.call_begin.joints if is_text(self.call_begin) else ()
+                for run in re.split(r"(\s+)", text):
+                    if run.isspace():
+                        out.append(HeaderPiece("space"))
+                        continue
+                    for k, word in enumerate(_joined(run, joints)):
+                        if k and out[-1].kind != "space":
+                            out.append(HeaderPiece("space"))
+                        out.append(HeaderPiece("text", word))
         return tuple(out)
 
 

@@ -107,7 +107,8 @@ DEEPSEEK_V3_1 = ChatFormat(
 DSML = "｜DSML｜"
 FUNCTION_CALLS_BEGIN = Text(f"<{DSML}function_calls>\n")  # V3.2's block
 FUNCTION_CALLS_END = Text(f"</{DSML}function_calls>")
-TOOL_CALLS_BLOCK_BEGIN = Text(f"<{DSML}tool_calls>\n")  # V4's block
+# V4's block; DeepSeek-V4-Flash misspells its opening now and then (vLLM #51914, #56141)
+TOOL_CALLS_BLOCK_BEGIN = Text(f"<{DSML}tool_calls>\n", read_also=(f"<{DSML}toolcalls>\n", f"<{DSML}tool>\n"))
 TOOL_CALLS_BLOCK_END = Text(f"</{DSML}tool_calls>")
 INVOKE_BEGIN = Text(f'<{DSML}invoke name="')
 INVOKE_END = Text(f"</{DSML}invoke>\n")

@@ -1,0 +1,123 @@
+"""Read tolerant, write exact (issue 35): text markers read with any whitespace between them,
+and the slips real models make, read as the calls they are. Every case is read whole, one
+character at a time and in 3-character pieces (``every_split_agrees``).
+
+Origins, where a case comes from a peer: vLLM's tool-parser tests and issues (repository
+vllm-project/vllm), SGLang's (sgl-project/sglang), llama.cpp's tests/test-chat.cpp
+(ggml-org/llama.cpp)."""
+
+import json
+
+import pytest
+
+from helpers import every_split_agrees
+from thinkgate.formats import DEEPSEEK_V3_2, DEEPSEEK_V4, KIMI_K3, MINIMAX_M2, NO_REASONING, CallObject, ChatFormat, MarkedCalls, Text, ToolCallFormat
+
+DSML = "｜DSML｜"
+WEATHER = {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}}}
+TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": WEATHER}}]
+
+
+def _calls(m):
+    return [(c.name, json.loads(c.arguments)) for c in m.tool_calls]
+
+
+def _tight(text):
+    """``text`` with no whitespace between its markup (its values hold none at their edges)."""
+    return "".join(line.strip() for line in text.splitlines())
+
+
+def _call(fmt, args):
+    return fmt.tools.call_text("get_weather", json.dumps(args))
+
+
+# ------------------------------------------------------------------ point 1: whitespace between text markers
+
+
+@pytest.mark.parametrize("fmt", [DEEPSEEK_V3_2, DEEPSEEK_V4, MINIMAX_M2], ids=lambda f: f.name)
+def test_markup_written_back_to_back_reads_as_the_template_s(fmt):
+    # vLLM and SGLang read DSML and MiniMax-M2 blocks with no newline after the block's opening
+    # or before </…invoke> (issue 35's count: 64 vectors across their tests)
+    block = fmt.tools.section_text([("get_weather", json.dumps({"city": "Paris", "days": 3})), ("get_weather", json.dumps({"city": "Oslo"}))])
+    tight = _tight(block)
+    assert "\n" in block and "\n" not in tight  # the grammar writes the template's newlines
+    m = every_split_agrees("Let me check.\n\n" + tight, format=fmt, thinking=False, tools=TOOLS)
+    assert _calls(m) == [("get_weather", {"city": "Paris", "days": 3}), ("get_weather", {"city": "Oslo"})]
+    assert m.content == "Let me check.\n\n" and m.invalid_tool_calls == []
+
+
+@pytest.mark.parametrize("fmt", [DEEPSEEK_V3_2, MINIMAX_M2], ids=lambda f: f.name)
+def test_more_whitespace_between_markers_than_the_template_writes(fmt):
+    block = fmt.tools.section_text([("get_weather", json.dumps({"city": "Paris"}))])
+    loose = block.replace("\n", "\n \t\n  ")
+    m = every_split_agrees(loose, format=fmt, thinking=False, tools=TOOLS)
+    assert _calls(m) == [("get_weather", {"city": "Paris"})] and m.content is None
+
+
+def test_whitespace_inside_a_value_stays_the_value_s():
+    begin, end = DEEPSEEK_V3_2.tools.section
+    value = "  two\n lines \n"
+    text = begin.strip() + DEEPSEEK_V3_2.tools.call_begin + 'get_weather">' + DEEPSEEK_V3_2.tools.xml.key_tag("city", value) + value + DEEPSEEK_V3_2.tools.xml.value_close + DEEPSEEK_V3_2.tools.call_end.strip() + end
+    m = every_split_agrees(text, format=DEEPSEEK_V3_2, thinking=False, tools=TOOLS)
+    assert _calls(m) == [("get_weather", {"city": value})]
+
+
+def test_a_marker_s_text_cut_short_or_in_prose_is_text():
+    begin = DEEPSEEK_V3_2.tools.section_begin.strip()
+    for text in ("See " + begin[:-1] + " here.", "The tag " + begin[:-3]):
+        m = every_split_agrees(text, format=DEEPSEEK_V3_2, thinking=False, tools=TOOLS)
+        assert m.content == text and m.tool_calls == [] and m.invalid_tool_calls == []
+
+
+# A format nothing in thinkgate knows, its markers text with the template's newlines: it reads
+# them back to back with no rule of its own (the tolerance is the layout's).
+NEW_FAMILY = ChatFormat(
+    name="new_family",
+    reasoning=NO_REASONING,
+    tools=ToolCallFormat(
+        layout=MarkedCalls(),
+        arguments=CallObject(),
+        section=(Text("<calls>\n"), Text("</calls>")),
+        call=(Text("<call>\n"), Text("\n</call>\n")),
+    ),
+    eos="<|eot_id|>",
+)
+
+
+def test_a_new_family_reads_its_text_markers_tolerantly_for_free():
+    block = NEW_FAMILY.tools.section_text([("get_weather", json.dumps({"city": "Paris"})), ("get_weather", "{}")])
+    assert block.startswith("<calls>\n<call>\n{")
+    for text in (block, _tight(block), block.replace("\n", "\n\n ")):
+        m = every_split_agrees("Hi. " + text, format=NEW_FAMILY, tools=TOOLS)
+        assert _calls(m) == [("get_weather", {"city": "Paris"}), ("get_weather", {})], text
+        assert m.content == "Hi. " and m.invalid_tool_calls == []
+
+
+# ------------------------------------------------------------------ point 2: slips real models make
+
+
+@pytest.mark.parametrize("opening", [f"<{DSML}toolcalls>\n", f"<{DSML}tool>", f"<{DSML}toolcalls>"])
+def test_deepseek_v4_flash_s_misspelled_wrapper(opening):
+    # vLLM #51914, fixed by #56141 ("Tolerate misspelled DSML tool_calls wrapper"); vLLM's V4
+    # parser test test_corrupted_start_wrapper_still_recovers_invoke; llama.cpp's DSML variants
+    text = "Sure.\n\n" + opening + _call(DEEPSEEK_V4, {"city": "Seoul"}) + DEEPSEEK_V4.tools.section_end
+    m = every_split_agrees(text, format=DEEPSEEK_V4, thinking=False, tools=TOOLS)
+    assert _calls(m) == [("get_weather", {"city": "Seoul"})]
+    assert m.content == "Sure.\n\n" and m.invalid_tool_calls == []
+
+
+def test_deepseek_v3_2_s_invoke_without_its_wrapper():
+    # vLLM #48931: at long context V3.2 drops <｜DSML｜function_calls> and writes the invoke alone
+    text = "Let me check.\n\n" + _tight(_call(DEEPSEEK_V3_2, {"city": "Seoul", "days": 2}))
+    m = every_split_agrees(text, format=DEEPSEEK_V3_2, thinking=False, tools=TOOLS)
+    assert _calls(m) == [("get_weather", {"city": "Seoul", "days": 2})]
+    assert m.content == "Let me check.\n\n"
+
+
+def test_kimi_k3_markers_with_spaces_beside_their_special_tokens():
+    # vLLM's Kimi-K3 parser reads whitespace beside <|open|>, <|close|> and <|sep|> in its tags
+    block = KIMI_K3.tools.section_text([("get_weather", "{}")])
+    for token in KIMI_K3.text_tokens:
+        block = block.replace(token, " " + token + " ")
+    m = every_split_agrees("Looking." + KIMI_K3.answer[1] + block, format=KIMI_K3, thinking=False, tools=TOOLS)
+    assert _calls(m) == [("get_weather", {})] and m.content == "Looking." and m.invalid_tool_calls == []
