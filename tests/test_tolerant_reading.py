@@ -11,7 +11,7 @@ import json
 import pytest
 
 from helpers import every_split_agrees
-from thinkgate.formats import DEEPSEEK_V3_2, DEEPSEEK_V4, KIMI_K3, MINIMAX_M2, NO_REASONING, CallObject, ChatFormat, MarkedCalls, Text, ToolCallFormat
+from thinkgate.formats import DEEPSEEK_V3_2, DEEPSEEK_V4, KIMI_K3, MINIMAX_M2, NO_REASONING, CallObject, ChatFormat, MarkedCalls, Text, ToolCallFormat, get_format
 
 DSML = "｜DSML｜"
 WEATHER = {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}}}
@@ -121,3 +121,60 @@ def test_kimi_k3_markers_with_spaces_beside_their_special_tokens():
         block = block.replace(token, " " + token + " ")
     m = every_split_agrees("Looking." + KIMI_K3.answer[1] + block, format=KIMI_K3, thinking=False, tools=TOOLS)
     assert _calls(m) == [("get_weather", {})] and m.content == "Looking." and m.invalid_tool_calls == []
+
+
+# ------------------------------------------------------------------ point 3: reasoning boundaries
+
+GEMMA4 = get_format("gemma4")
+BLOCK = DEEPSEEK_V3_2.tools.section_text([("get_weather", json.dumps({"city": "Seoul"}))])
+
+
+@pytest.mark.parametrize("fmt", [DEEPSEEK_V3_2, DEEPSEEK_V4], ids=lambda f: f.name)
+def test_a_dsml_block_opened_while_thinking_ends_the_reasoning(fmt):
+    # vLLM (tests/reasoning, its DeepSeek V3.2/V4 reasoning parsers) and llama.cpp
+    # (tests/test-chat.cpp, DeepSeek-V3.2 template) agree: V3.2 and V4 call tools while thinking
+    block = fmt.tools.section_text([("get_weather", json.dumps({"city": "Seoul"}))])
+    m = every_split_agrees("I need the weather.\n\n" + block, format=fmt, thinking=True, tools=TOOLS)
+    assert m.reasoning_content == "I need the weather.\n\n" and _calls(m) == [("get_weather", {"city": "Seoul"})]
+    assert m.content is None
+    # the thinking goes on after the calls until it closes; the answer follows
+    m = every_split_agrees("I need it." + _tight(block) + "Now wait." + DEEPSEEK_V3_2.reasoning.close + "Done.", format=fmt, thinking=True, tools=TOOLS)
+    assert (m.reasoning_content, m.content) == ("I need it.Now wait.", "Done.") and _calls(m) == [("get_weather", {"city": "Seoul"})]
+
+
+@pytest.mark.parametrize(
+    "quoted",
+    [
+        "The tag is `" + DEEPSEEK_V3_2.tools.section_begin.strip() + "` then.",
+        "Like this:\n```xml\n" + BLOCK + "\n```\nok.",
+        "Like `this " + BLOCK + "` ok.",
+    ],
+)
+def test_dsml_quoted_in_the_reasoning_is_reasoning_text(quoted):
+    # SGLang reads DSML quoted in a code fence or backticks as text
+    close = DEEPSEEK_V3_2.reasoning.close
+    m = every_split_agrees(quoted + close + "Answer.", format=DEEPSEEK_V3_2, thinking=True, tools=TOOLS)
+    assert (m.reasoning_content, m.content, m.tool_calls, m.invalid_tool_calls) == (quoted, "Answer.", [], [])
+
+
+def test_a_dsml_opening_in_the_reasoning_that_opens_no_call_stays_reasoning():
+    close = DEEPSEEK_V3_2.reasoning.close
+    text = "The tag " + DEEPSEEK_V3_2.tools.section_begin.strip() + " opens it."
+    m = every_split_agrees(text + close + "Answer.", format=DEEPSEEK_V3_2, thinking=True, tools=TOOLS)
+    assert (m.reasoning_content, m.content, m.tool_calls) == (text, "Answer.", [])
+
+
+def test_gemma4_s_thought_channel_after_answer_text_is_reasoning():
+    # issue 35 (vLLM's and SGLang's Gemma 4 reasoning tests): the channel between answer texts
+    o, c = GEMMA4.reasoning.open, GEMMA4.reasoning.close
+    text = "Hello. " + o + GEMMA4.reasoning.label + "Let me think." + c + "Bye."
+    m = every_split_agrees(text, format=GEMMA4, thinking="auto", tools=TOOLS)
+    assert (m.reasoning_content, m.content) == ("Let me think.", "Hello. Bye.")
+
+
+def test_gemma4_s_label_with_no_newline_leaves_no_thought():
+    o, c = GEMMA4.reasoning.open, GEMMA4.reasoning.close
+    m = every_split_agrees(o + GEMMA4.reasoning.label.strip() + c + "Hi.", format=GEMMA4, thinking="auto")
+    assert (m.reasoning_content, m.content) == (None, "Hi.")
+    m = every_split_agrees(o + "thou" + c + "Hi.", format=GEMMA4, thinking="auto")  # no label: text
+    assert (m.reasoning_content, m.content) == ("thou", "Hi.")

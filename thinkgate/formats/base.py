@@ -139,6 +139,9 @@ class ReasoningFormat:
     # Text the model writes right after ``open``, naming its channel (Gemma 4's ``thought\n``):
     # framing, not reasoning; dropped where the reasoning starts with it.
     label: str = ""
+    # Whether the model opens its reasoning again after answer text (Gemma 4 writes a thought
+    # channel between pieces of its answer): the open marker there starts reasoning, not text.
+    reopens: bool = False
 
     @property
     def present(self) -> bool:
@@ -799,6 +802,13 @@ class ChatFormat:
     # inside it). Its text spelled in ordinary tokens stays reasoning, and so does a trigger that
     # is text (:class:`Text`), which prose could write. False: the marker is reasoning text too.
     calls_in_reasoning: bool = True
+    # Whether the tool markup's opening *text* (a :class:`Text` trigger) written while thinking
+    # opens calls too, for the parser (DeepSeek V3.2 and V4 call tools while thinking; vLLM and
+    # llama.cpp read their DSML block there): the reasoning ends at it, and goes on after the
+    # calls until its close. Quoted (right after a backtick, or inside a code fence) it is
+    # reasoning text, as prose about the markup writes it. The grammar leaves thinking free:
+    # such calls are read, not constrained.
+    text_calls_in_reasoning: bool = False
     # The markers around the answer's text (Kimi-K3's response channel): the open one written
     # right after the reasoning's close (a prompt that does not think ends in it), the close one
     # after the text, before any tool markup. Both framing: the parser drops them.
@@ -840,6 +850,17 @@ class ChatFormat:
         if self.tools.messages is not None or self.text_reasoning:
             return ""
         return t
+
+    @property
+    def reasoning_exits(self) -> tuple[str, ...]:
+        """The tool markers that, read while thinking, end the reasoning and open calls: the
+        ``reasoning_trigger``, or a text trigger where ``text_calls_in_reasoning`` says so."""
+        if self.reasoning_trigger:
+            return (self.reasoning_trigger,)
+        t = self.tools.trigger
+        if self.text_calls_in_reasoning and self.reasoning.present and not self.text_reasoning and t and is_text(t):
+            return (t,)
+        return ()
 
     @property
     def text_reasoning(self) -> bool:

@@ -134,6 +134,7 @@ DEEPSEEK_V3_2 = ChatFormat(
     tools=_dsml((FUNCTION_CALLS_BEGIN, FUNCTION_CALLS_END)),
     eos=END_OF_SENTENCE,
     aliases=("deepseekv32", "deepseek_v32", "deepseek-v3.2", "deepseek_v3.2", "deepseek_v3_2_dsml"),
+    text_calls_in_reasoning=True,
     description='DeepSeek-V3.2: DSML <｜DSML｜function_calls><｜DSML｜invoke name="NAME"><｜DSML｜parameter name="K" string="true|false">V… as text, <think> toggled',
 )
 
@@ -144,6 +145,7 @@ DEEPSEEK_V4 = ChatFormat(
     tools=_dsml((TOOL_CALLS_BLOCK_BEGIN, TOOL_CALLS_BLOCK_END)),
     eos=END_OF_SENTENCE,
     aliases=("deepseekv4", "deepseek-v4", "deepseek_v4_flash", "deepseek-v4-flash"),
+    text_calls_in_reasoning=True,
     description="DeepSeek-V4: V3.2's DSML calls inside <｜DSML｜tool_calls>, <think> toggled",
 )
 

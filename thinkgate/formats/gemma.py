@@ -32,7 +32,7 @@ GEMMA4_TOOLS = ToolCallFormat(
 
 GEMMA4 = ChatFormat(
     name="gemma4",
-    reasoning=ReasoningFormat(open=CHANNEL_OPEN, close=CHANNEL_CLOSE, default_thinking="auto", toggle="enable_thinking", label=THOUGHT),
+    reasoning=ReasoningFormat(open=CHANNEL_OPEN, close=CHANNEL_CLOSE, default_thinking="auto", toggle="enable_thinking", label=THOUGHT, reopens=True),
     tools=GEMMA4_TOOLS,
     eos=TURN_END,
     stops=(TOOL_RESPONSE,),

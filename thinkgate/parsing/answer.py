@@ -40,9 +40,13 @@ class AnswerStages:
         markers = (*self.tool_markers, headless)
         # the answer's framing (Kimi-K3's response element around it): markup, dropped
         self._framing = () if driver.verbatim else fmt.framing
-        self._in_content = MarkerSet(self._stops if driver.verbatim else (*markers, *self._framing, *self._stops))
+        # reasoning opened again after answer text (see ``ReasoningFormat.reopens``)
+        self._reopen_marker = fmt.reasoning.open if fmt.reasoning.reopens and fmt.reasoning.present else ""
+        self.reopen: Callable[[], None] | None = None  # the reasoning's stages, set by the markup
+        ends = (*self._stops, self._reopen_marker)
+        self._in_content = MarkerSet(ends if driver.verbatim else (*markers, *self._framing, *ends))
         self._calls_after_content = calls_after_content
-        self._in_content_only = self._in_content if calls_after_content else MarkerSet((*self._framing, *self._stops))
+        self._in_content_only = self._in_content if calls_after_content else MarkerSet((*self._framing, *ends))
         self.section_return = Stage.CONTENT  # where reading goes back to after the calls
         # A tool block's text while no call has begun in it: a block that holds none is given
         # back whole, markers and all (it was no tool block).
@@ -92,6 +96,10 @@ class AnswerStages:
             return p
         if m in self._stops or m in self._framing:
             d.take(credits, m)
+            return d.past
+        if m == self._reopen_marker and self.reopen is not None:
+            d.take(credits, m)
+            self.reopen()
             return d.past
         if d.content_seen and not self._calls_after_content:
             return p  # answer text came first: from here on, markup is text

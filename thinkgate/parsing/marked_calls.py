@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from ..formats import ChatFormat
+from ..formats import ChatFormat, is_text
 from .calls import CallTracker
 from .driver import Driver, Handler
 from .markers import Credits, MarkerSet
@@ -48,9 +48,11 @@ class MarkedCalls:
         self.markup = Markup(driver, calls, fmt, reading, start_headless=self._start_headless)
         self._headless = self.markup.answer.headless
         self._headless_call = False  # the call being read was announced by its header alone
+        # Calls opened by text inside the reasoning end where the reasoning closes.
+        self._reasoning_close = fmt.reasoning.close if any(is_text(m) for m in fmt.reasoning_exits) else ""
         # A stray section begin or call end inside a section is markup, dropped like the rest.
         self._in_section = MarkerSet(
-            (self._call_begin, self._section_end, self._section_begin, tools.call_end, *stops, self._headless)
+            (self._call_begin, self._section_end, self._section_begin, tools.call_end, *stops, self._headless, self._reasoning_close)
         )
         # a name that ends the header ends where an object literal's arguments open (Gemma 4)
         opening = tools.literal.object[0] if tools.literal is not None else ""
@@ -86,6 +88,10 @@ class MarkedCalls:
             for text in answer.call_begins():
                 d.say(text)
             return self._start_headless(p)
+        if m == self._reasoning_close and answer.section_return == Stage.REASONING:
+            answer.give_back()  # the block held no call: it was the reasoning's text
+            d.stage = Stage.REASONING  # which closes here
+            return p
         d.take(credits, m)
         if m == self._section_end:
             answer.give_back(d.spelled(buf, p))

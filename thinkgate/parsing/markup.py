@@ -43,9 +43,10 @@ class Markup:
             driver,
             fmt,
             reading.thinking,
-            recovered=(fmt.reasoning_trigger,) if reading.recover_calls_in_reasoning and fmt.reasoning_trigger else (),
+            recovered=fmt.reasoning_exits if reading.recover_calls_in_reasoning else (),
             enter_calls=self.answer.enter_calls,
         )
+        self.answer.reopen = self.reasoning.reopen
         self.end = CallEndStages(driver, calls, fmt, then, headless)
 
     def start(self, layout: object) -> None:
