@@ -178,3 +178,39 @@ def test_gemma4_s_label_with_no_newline_leaves_no_thought():
     assert (m.reasoning_content, m.content) == (None, "Hi.")
     m = every_split_agrees(o + "thou" + c + "Hi.", format=GEMMA4, thinking="auto")  # no label: text
     assert (m.reasoning_content, m.content) == ("thou", "Hi.")
+
+
+# ------------------------------------------------------------------ point 6: streams that take back what they said
+
+END_FORMATS = [DEEPSEEK_V3_2, DEEPSEEK_V4, MINIMAX_M2, KIMI_K3, GEMMA4]
+
+
+@pytest.mark.parametrize("fmt", END_FORMATS, ids=lambda f: f.name)
+@pytest.mark.parametrize("kept", [-1, 3])
+def test_a_call_announced_stands_when_the_output_ends_inside_its_end_marker(fmt, kept):
+    # the call's id and name went out in deltas; its arguments are complete: it is not taken back
+    t = fmt.tools
+    call = t.call_text("get_weather", json.dumps({"city": "Paris"}))
+    end = t.call_end.rstrip()
+    text = t.section_begin + call[: -len(t.call_end)] + end[:kept]
+    m = every_split_agrees(text, format=fmt, thinking=False, tools=TOOLS)
+    assert _calls(m) == [("get_weather", {"city": "Paris"})] and m.invalid_tool_calls == [] and m.content is None
+
+
+@pytest.mark.parametrize("fmt", END_FORMATS, ids=lambda f: f.name)
+def test_a_call_whose_arguments_were_cut_is_still_cut_off(fmt):
+    t = fmt.tools
+    call = t.call_text("get_weather", json.dumps({"city": "Paris"}))
+    m = every_split_agrees(t.section_begin + call[: -len(t.call_end) - 8], format=fmt, thinking=False, tools=TOOLS)
+    assert m.tool_calls == [] and [c.cut_off for c in m.invalid_tool_calls] == [True] and m.finish_reason == "length"
+
+
+@pytest.mark.parametrize("fmt", [DEEPSEEK_V3_2, MINIMAX_M2, get_format("deepseek_v3_1")], ids=lambda f: f.name)
+def test_a_tool_block_opened_at_the_very_end_is_no_answer_text(fmt):
+    opening = fmt.tools.trigger
+    m = every_split_agrees("Let me check." + opening, format=fmt, thinking=False, tools=TOOLS)
+    assert m.content == "Let me check." and m.tool_calls == [] and m.finish_reason == "length"
+    assert [(c.text, c.cut_off) for c in m.invalid_tool_calls] == [(opening, True)]
+    # followed by prose, it was no tool block: text, as written
+    m = every_split_agrees("Let me check." + opening + " is the tag.", format=fmt, thinking=False, tools=TOOLS)
+    assert m.content == "Let me check." + opening + " is the tag." and m.invalid_tool_calls == []

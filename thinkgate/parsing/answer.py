@@ -78,6 +78,11 @@ class AnswerStages:
         held, self.block = self.block or [], None
         return held[1:]
 
+    def dangles(self) -> bool:
+        """Whether the output ended in a tool block opened with nothing after its marker but
+        whitespace: markup the output ended in, no text."""
+        return self.block is not None and not "".join(self.block[1:]).strip()
+
     def give_back(self, more: str = "") -> None:
         """The block ends with no call in it: its whole text is what it was written in."""
         if self.block is None:

@@ -211,6 +211,9 @@ class CallTracker:
                 return n
             pos = j
         p, m, limit = d.find(self.layout.in_call, buf, pos, credits)
+        if m is None and d.final:
+            # the output may end inside the call's end marker: the arguments may end before it
+            limit = self.layout.in_call.hold_from(buf, pos, None)
         reader = self._reader
         if hasattr(reader, "credits"):  # a reader whose strings end at a marker token
             reader.credits = credits
@@ -228,9 +231,17 @@ class CallTracker:
             self._complete()
             return q
         if m is None:
-            if d.final:  # text a parameter tag might have begun: the call is cut off there
-                self.raw.append(buf[q:limit])
-                return d.rest(buf, limit)
+            if d.final:
+                if limit < n and reader.end(buf, q, limit):
+                    # complete arguments, the output ended inside the call's end marker: the call
+                    # stands, as it was announced (what follows reads the marker's beginning)
+                    self.raw.append(buf[q:limit])
+                    self._arguments_text(buf, limit, limit)
+                    self._complete()
+                    return limit
+                # text a parameter tag might have begun: the call is cut off there
+                self.raw.append(buf[q:n])
+                return n
             return d.rest(buf, min(q, limit))
         if reader.end(buf, q, p):  # arguments that end where the call's end marker comes (GLM)
             self.raw.append(buf[q:p])

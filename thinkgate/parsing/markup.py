@@ -69,5 +69,11 @@ class Markup:
 
     def finish_stage(self) -> None:
         self.reasoning.flush()
+        if self.answer.dangles():  # a block opened at the very end: cut off before its first call
+            self.calls.reset()
+            self.calls.raw = list(self.answer.block or ())
+            self.answer.block = None
+            self.d.cut_off = True
+            self.calls.invalid("the output ended in a tool block before its first call", cut_off=True)
         self.answer.give_back()  # a block the output ended in, with no call begun
         self.end.finish_stage()
