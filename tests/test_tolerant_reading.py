@@ -123,6 +123,19 @@ def test_kimi_k3_markers_with_spaces_beside_their_special_tokens():
     assert _calls(m) == [("get_weather", {})] and m.content == "Looking." and m.invalid_tool_calls == []
 
 
+
+def test_gemma4_s_call_without_call_before_its_name():
+    # vLLM's Gemma 4 parser reads ``call:NAME{…}`` and ``:NAME{…}``-style slips (gemma4_utils'
+    # fallback); issue 35 counts ``<|tool_call>:NAME{…}`` among Gemma 4's failures
+    t = get_format("gemma4").tools
+    call = t.call_text("get_weather", json.dumps({"city": "Paris"}))
+    name_at = call.index("get_weather")
+    for header in (":", ""):
+        text = "Sure." + t.call_begin + header + call[name_at:]
+        m = every_split_agrees(text, format="gemma4", thinking=False, tools=TOOLS)
+        assert _calls(m) == [("get_weather", {"city": "Paris"})] and m.content == "Sure.", header
+
+
 # ------------------------------------------------------------------ point 3: reasoning boundaries
 
 GEMMA4 = get_format("gemma4")

@@ -22,7 +22,8 @@ TURN_END = "<turn|>"
 TOOL_RESPONSE = "<|tool_response>"
 
 GEMMA4_TOOLS = ToolCallFormat(
-    layout=MarkedCalls(),
+    # models leave out "call" (``<|tool_call>:NAME{…}``), or all of ``call:``; vLLM reads both
+    layout=MarkedCalls(optional_name_prefix=True),
     call=(TOOL_CALL_BEGIN, TOOL_CALL_END),
     header="call:{name}",
     # Python's None as the template renders it (``{{ argument }}``) is read as null too

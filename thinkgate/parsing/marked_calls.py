@@ -44,6 +44,9 @@ class MarkedCalls:
         name_at = next((i for i, piece in enumerate(self._pieces) if piece.kind == "name"), 0)
         optional = tools.layout.optional_name_prefix and name_at > 0 and self._pieces[name_at - 1].kind == "text"
         self._optional_prefix = name_at - 1 if optional else -1
+        # ... or write only the punctuation it ends with (Gemma 4's ``:NAME`` for ``call:NAME``)
+        prefix = self._pieces[name_at - 1].text if optional else ""
+        self._prefix_tail = prefix[len(prefix.rstrip(_PUNCTUATION)) :]
         self._call_object = tools.call_object_layout
         self.markup = Markup(driver, calls, fmt, reading, start_headless=self._start_headless)
         self._headless = self.markup.answer.headless
@@ -221,7 +224,9 @@ class MarkedCalls:
                         seen = piece.text[: self._matched]
                         self._piece += 1
                         self._matched = 0
-                        if seen:
+                        if not seen and self._prefix_tail and buf.startswith(self._prefix_tail, pos):
+                            pos += len(self._prefix_tail)  # the namespace's punctuation alone
+                        elif seen:
                             self._name.append(seen)
                             self._name_len += len(seen)
                         continue
@@ -261,6 +266,7 @@ class MarkedCalls:
 
 
 _DIGITS = re.compile("[0-9]+")
+_PUNCTUATION = ".:/_-|"  # what a namespace before a tool name ends with
 _ID_RUN = re.compile("[A-Za-z0-9_-]+")
 
 
