@@ -97,20 +97,17 @@ class MarkerSet:
         best = stop = n
         found = None
         for first, pattern, spelling, m in self._spellings:
-            i = text.find(first, pos, best + len(first) - 1)
             end = -1
             if pattern is None:
+                i = text.find(first, pos, best + len(first) - 1)
                 while i != -1 and credits is not None and not credits.available(m, i):
                     i = text.find(first, i + 1, best + len(first) - 1)
                 if i != -1:
                     end = i + len(first)
-            else:
-                while i != -1:  # a text marker of several words: the words after the first follow
-                    spelled = pattern.match(text, i)
-                    if spelled is not None:
-                        end = spelled.end()
-                        break
-                    i = text.find(first, i + 1, best + len(first) - 1)
+            else:  # a text marker of several words
+                spelled = pattern.search(text, pos)
+                if spelled is not None and spelled.start() < best:
+                    i, end = spelled.start(), spelled.end()
             if end == -1:
                 continue
             padding = spelling.padding
@@ -140,10 +137,18 @@ class MarkerSet:
         for first in self._firsts:
             i = text.find(first, start)
             while i != -1 and i < best:
-                if any(_begins(spelling, text, i) for _, _, spelling, _ in self._spellings):
-                    best = i
-                    break
-                i = text.find(first, i + 1)
+                tail = text[i:]
+                for word, pattern, spelling, _ in self._spellings:
+                    if len(tail) <= len(word) or (pattern is None and not spelling.padding):
+                        if word.startswith(tail):  # within the first word (all of a token marker)
+                            break
+                    elif tail.startswith(word) and _begins(spelling, text, i):
+                        break
+                else:
+                    i = text.find(first, i + 1)
+                    continue
+                best = i
+                break
         return best
 
 
