@@ -66,7 +66,7 @@ class MarkerSet:
     stands, and whatever whitespace stands before it left to the stage reading there.
     :meth:`find` says where the spelling found ends."""
 
-    __slots__ = ("markers", "_spellings", "_firsts", "_longest", "_texts")
+    __slots__ = ("markers", "_spellings", "_exact", "_loose", "_firsts", "_longest", "_texts")
 
     def __init__(self, markers: Iterable[str]) -> None:
         self.markers = tuple(dict.fromkeys(m for m in markers if m))
@@ -80,6 +80,9 @@ class MarkerSet:
                 entries.append((words[0], pattern, spelling, m))
                 longest = max(longest, sum(map(len, words)) + MARKER_SPACE * (len(words) - 1) + len(spelling.padding))
         self._spellings = tuple(entries)
+        # found by str.find alone: a spelling of one word and no padding (every token marker)
+        self._exact = tuple((e[0], e[3]) for e in entries if e[1] is None and not e[2].padding)
+        self._loose = tuple(e for e in entries if e[1] is not None or e[2].padding)
         self._firsts = tuple(dict.fromkeys(e[0][0] for e in entries))
         self._longest = longest
         # With token ids only text markers can arrive split across deltas: held back by these.
@@ -96,12 +99,16 @@ class MarkerSet:
         n = len(text)
         best = stop = n
         found = None
-        for first, pattern, spelling, m in self._spellings:
+        for first, m in self._exact:
+            i = text.find(first, pos, best + len(first) - 1)
+            while i != -1 and credits is not None and not credits.available(m, i):
+                i = text.find(first, i + 1, best + len(first) - 1)
+            if i != -1:
+                best, found, stop = i, m, i + len(first)
+        for first, pattern, spelling, m in self._loose:
             end = -1
-            if pattern is None:
+            if pattern is None:  # a text marker of one word and its padding
                 i = text.find(first, pos, best + len(first) - 1)
-                while i != -1 and credits is not None and not credits.available(m, i):
-                    i = text.find(first, i + 1, best + len(first) - 1)
                 if i != -1:
                     end = i + len(first)
             else:  # a text marker of several words

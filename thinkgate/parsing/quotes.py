@@ -49,6 +49,11 @@ class Quotes:
         return fenced, inline
 
     @property
+    def pending(self) -> bool:
+        """Whether the text read so far ends with backticks (a run the next piece may go on)."""
+        return self._run > 0
+
+    @property
     def quoting(self) -> bool:
         """Whether the next character is quoted."""
         return any(self._after_run())

@@ -93,7 +93,9 @@ class ReasoningStages:
         return pos
 
     def _read_quoted(self, text: str) -> None:
-        self._quotes.read(text)  # type: ignore[union-attr]
+        quotes = self._quotes
+        if quotes.pending or "`" in text:  # (text without a backtick after none changes nothing)
+            quotes.read(text)  # type: ignore[union-attr]
         self._reason(text)
 
     def _reason(self, text: str) -> None:
