@@ -18,6 +18,7 @@ from .base import (
     ToolCallFormat,
     XmlArguments,
     is_text,
+    spellings,
 )
 from .deepseek import DEEPSEEK_R1, DEEPSEEK_V3, DEEPSEEK_V3_1, DEEPSEEK_V3_2, DEEPSEEK_V4
 from .gemma import GEMMA4
@@ -76,6 +77,7 @@ __all__ = [
     "aliases",
     "get_format",
     "is_text",
+    "spellings",
     "names",
     "register",
 ]

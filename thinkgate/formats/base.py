@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal, Optional, Union
+from typing import Any, ClassVar, Literal, NamedTuple, Optional, Union
 
 class Text(str):
     """A marker the model writes as ordinary text (MiniMax-M2's ``<minimax:tool_call>``).
@@ -20,12 +20,79 @@ class Text(str):
     parser, the grammar and the guard alike, whatever tokens spell it, and needs nothing of the
     tokenizer. Reasoning markers may be text too (both of them: the grammar then holds the
     reasoning, its close written as text); end-of-sequence markers are always tokens.
+
+    The grammar writes a text marker exactly; the parser reads it tolerantly, as models write
+    it (see :func:`spellings`): the whitespace at its edges is the markup's padding (any, none
+    included, is read there), a whitespace run inside it may be any whitespace or none, and
+    so may the text beside each of ``joints`` (the special tokens a marker is written with:
+    Kimi-K3's ``<|open|> tools <|sep|>``). ``read_also`` holds other spellings real models
+    write for it (DeepSeek-V4-Flash's ``<｜DSML｜toolcalls>``), read the same way; no grammar
+    writes them.
     """
 
-    __slots__ = ()
+    read_also: tuple[str, ...]
+    joints: tuple[str, ...]
+
+    def __new__(cls, value: str, read_also: tuple[str, ...] = (), joints: tuple[str, ...] = ()) -> "Text":
+        self = super().__new__(cls, value)
+        self.read_also = tuple(read_also)
+        self.joints = tuple(joints)
+        return self
+
+    def __getnewargs__(self) -> tuple:  # copies and pickles keep what the marker reads
+        return (str(self), self.read_also, self.joints)
 
     def __repr__(self) -> str:
         return f"Text({str.__repr__(self)})"
+
+
+# The most whitespace read inside a text marker, where its spelling has a word boundary: a
+# marker held back at a delta's end is never longer than its spelling and this per boundary.
+MARKER_SPACE = 8
+
+
+class Spelling(NamedTuple):
+    """One way the parser reads a marker: its words, and the whitespace its text ends with
+    (the template's padding: read with the marker where it is there, not needed)."""
+
+    words: tuple[str, ...]
+    padding: str = ""
+
+
+def spellings(marker: str) -> tuple[Spelling, ...]:
+    """How the parser reads ``marker``: each spelling (the marker's own, then ``read_also``) as
+    its words, between which any whitespace up to :data:`MARKER_SPACE` (none included) may
+    stand; whitespace before a spelling is left to whatever reads before the marker, and the
+    padding after it is read with it where it stands. A token marker has one spelling of one
+    word: itself."""
+    if not is_text(marker):
+        return (Spelling((marker,)),)
+    out = []
+    for spelling in (marker, *marker.read_also):
+        words = [piece for w in spelling.split() for piece in _joined(w, marker.joints)] or [spelling]  # a marker of whitespace alone is itself
+        core = spelling.rstrip()
+        out.append(Spelling(tuple(words), spelling[len(core):] if core else ""))
+    return tuple(dict.fromkeys(out))
+
+
+def _joined(word: str, joints: tuple[str, ...]) -> list[str]:
+    """``word`` cut beside each of ``joints`` in it (``word`` whole where none is)."""
+    words = [word] if word else []
+    for joint in joints:
+        words = [piece for w in words for piece in _split_at(w, joint)]
+    return words
+
+
+def _split_at(word: str, joint: str) -> list[str]:
+    """``word`` cut on each side of every ``joint`` in it."""
+    parts = word.split(joint)
+    out: list[str] = []
+    for i, part in enumerate(parts):
+        if i:
+            out.append(joint)
+        if part:
+            out.append(part)
+    return out
 
 
 def is_text(marker: str) -> bool:
@@ -72,6 +139,9 @@ class ReasoningFormat:
     # Text the model writes right after ``open``, naming its channel (Gemma 4's ``thought\n``):
     # framing, not reasoning; dropped where the reasoning starts with it.
     label: str = ""
+    # Whether the model opens its reasoning again after answer text (Gemma 4 writes a thought
+    # channel between pieces of its answer): the open marker there starts reasoning, not text.
+    reopens: bool = False
 
     @property
     def present(self) -> bool:
@@ -648,7 +718,8 @@ class ToolCallFormat:
     def header_pieces(self) -> tuple[HeaderPiece, ...]:
         """The header as pieces for a tolerant reader: every whitespace run becomes optional
         whitespace, so ``NAME\\n```json\\n`` also reads ``NAME ```json``, and whitespace may
-        stand before the separator marker.
+        stand before the separator marker and beside the joints of the call's begin marker
+        (Kimi-K3's ``index="1" <|sep|>``: see :class:`Text`).
         """
         return self._pieces(self.header)
 
@@ -669,7 +740,15 @@ class ToolCallFormat:
             elif kind != "text":
                 out.append(HeaderPiece(kind))
             else:
-                out += (HeaderPiece("space") if run.isspace() else HeaderPiece("text", run) for run in re.split(r"(\s+)", text) if run)
+                joints = self.call_begin.joints if is_text(self.call_begin) else ()
+                for run in re.split(r"(\s+)", text):
+                    if run.isspace():
+                        out.append(HeaderPiece("space"))
+                        continue
+                    for k, word in enumerate(_joined(run, joints)):
+                        if k and out[-1].kind != "space":
+                            out.append(HeaderPiece("space"))
+                        out.append(HeaderPiece("text", word))
         return tuple(out)
 
 
@@ -723,6 +802,13 @@ class ChatFormat:
     # inside it). Its text spelled in ordinary tokens stays reasoning, and so does a trigger that
     # is text (:class:`Text`), which prose could write. False: the marker is reasoning text too.
     calls_in_reasoning: bool = True
+    # Whether the tool markup's opening *text* (a :class:`Text` trigger) written while thinking
+    # opens calls too, for the parser (DeepSeek V3.2 and V4 call tools while thinking; vLLM and
+    # llama.cpp read their DSML block there): the reasoning ends at it, and goes on after the
+    # calls until its close. Quoted (right after a backtick, or inside a code fence) it is
+    # reasoning text, as prose about the markup writes it. The grammar leaves thinking free:
+    # such calls are read, not constrained.
+    text_calls_in_reasoning: bool = False
     # The markers around the answer's text (Kimi-K3's response channel): the open one written
     # right after the reasoning's close (a prompt that does not think ends in it), the close one
     # after the text, before any tool markup. Both framing: the parser drops them.
@@ -764,6 +850,17 @@ class ChatFormat:
         if self.tools.messages is not None or self.text_reasoning:
             return ""
         return t
+
+    @property
+    def reasoning_exits(self) -> tuple[str, ...]:
+        """The tool markers that, read while thinking, end the reasoning and open calls: the
+        ``reasoning_trigger``, or a text trigger where ``text_calls_in_reasoning`` says so."""
+        if self.reasoning_trigger:
+            return (self.reasoning_trigger,)
+        t = self.tools.trigger
+        if self.text_calls_in_reasoning and self.reasoning.present and not self.text_reasoning and t and is_text(t):
+            return (t,)
+        return ()
 
     @property
     def text_reasoning(self) -> bool:

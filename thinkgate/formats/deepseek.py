@@ -107,7 +107,8 @@ DEEPSEEK_V3_1 = ChatFormat(
 DSML = "｜DSML｜"
 FUNCTION_CALLS_BEGIN = Text(f"<{DSML}function_calls>\n")  # V3.2's block
 FUNCTION_CALLS_END = Text(f"</{DSML}function_calls>")
-TOOL_CALLS_BLOCK_BEGIN = Text(f"<{DSML}tool_calls>\n")  # V4's block
+# V4's block; DeepSeek-V4-Flash misspells its opening now and then (vLLM #51914, #56141)
+TOOL_CALLS_BLOCK_BEGIN = Text(f"<{DSML}tool_calls>\n", read_also=(f"<{DSML}toolcalls>\n", f"<{DSML}tool>\n"))
 TOOL_CALLS_BLOCK_END = Text(f"</{DSML}tool_calls>")
 INVOKE_BEGIN = Text(f'<{DSML}invoke name="')
 INVOKE_END = Text(f"</{DSML}invoke>\n")
@@ -133,6 +134,7 @@ DEEPSEEK_V3_2 = ChatFormat(
     tools=_dsml((FUNCTION_CALLS_BEGIN, FUNCTION_CALLS_END)),
     eos=END_OF_SENTENCE,
     aliases=("deepseekv32", "deepseek_v32", "deepseek-v3.2", "deepseek_v3.2", "deepseek_v3_2_dsml"),
+    text_calls_in_reasoning=True,
     description='DeepSeek-V3.2: DSML <｜DSML｜function_calls><｜DSML｜invoke name="NAME"><｜DSML｜parameter name="K" string="true|false">V… as text, <think> toggled',
 )
 
@@ -143,6 +145,7 @@ DEEPSEEK_V4 = ChatFormat(
     tools=_dsml((TOOL_CALLS_BLOCK_BEGIN, TOOL_CALLS_BLOCK_END)),
     eos=END_OF_SENTENCE,
     aliases=("deepseekv4", "deepseek-v4", "deepseek_v4_flash", "deepseek-v4-flash"),
+    text_calls_in_reasoning=True,
     description="DeepSeek-V4: V3.2's DSML calls inside <｜DSML｜tool_calls>, <think> toggled",
 )
 

@@ -22,7 +22,8 @@ TURN_END = "<turn|>"
 TOOL_RESPONSE = "<|tool_response>"
 
 GEMMA4_TOOLS = ToolCallFormat(
-    layout=MarkedCalls(),
+    # models leave out "call" (``<|tool_call>:NAME{…}``), or all of ``call:``; vLLM reads both
+    layout=MarkedCalls(optional_name_prefix=True),
     call=(TOOL_CALL_BEGIN, TOOL_CALL_END),
     header="call:{name}",
     # Python's None as the template renders it (``{{ argument }}``) is read as null too
@@ -32,7 +33,7 @@ GEMMA4_TOOLS = ToolCallFormat(
 
 GEMMA4 = ChatFormat(
     name="gemma4",
-    reasoning=ReasoningFormat(open=CHANNEL_OPEN, close=CHANNEL_CLOSE, default_thinking="auto", toggle="enable_thinking", label=THOUGHT),
+    reasoning=ReasoningFormat(open=CHANNEL_OPEN, close=CHANNEL_CLOSE, default_thinking="auto", toggle="enable_thinking", label=THOUGHT, reopens=True),
     tools=GEMMA4_TOOLS,
     eos=TURN_END,
     stops=(TOOL_RESPONSE,),

@@ -61,12 +61,17 @@ XTML_SEP = "<|sep|>"
 END_OF_MSG = "<|end_of_msg|>"
 
 
+# Models write whitespace beside the special tokens a marker is made of (``<|open|> tools
+# <|sep|>``); the parser reads it there, as vLLM's Kimi-K3 parser does.
+XTML_JOINTS = (XTML_OPEN, XTML_CLOSE, XTML_SEP)
+
+
 def _opened(tag: str) -> Text:
-    return Text(XTML_OPEN + tag + XTML_SEP)
+    return Text(XTML_OPEN + tag + XTML_SEP, joints=XTML_JOINTS)
 
 
 def _closed(tag: str) -> Text:
-    return Text(XTML_CLOSE + tag + XTML_SEP)
+    return Text(XTML_CLOSE + tag + XTML_SEP, joints=XTML_JOINTS)
 
 
 KIMI_K3_TOOLS = ToolCallFormat(
@@ -80,7 +85,7 @@ KIMI_K3_TOOLS = ToolCallFormat(
         name_pattern=r"[^\s<>\"'/=&|]+",
     ),
     section=(_opened("tools"), _closed("tools")),
-    call=(Text(XTML_OPEN + 'call tool="'), _closed("call")),
+    call=(Text(XTML_OPEN + 'call tool="', joints=XTML_JOINTS), _closed("call")),
     header='{name}" index="{index}"' + XTML_SEP,
     first_index=1,
 )
@@ -92,7 +97,7 @@ KIMI_K3 = ChatFormat(
     eos=END_OF_MSG,
     answer=(_opened("response"), _closed("response")),
     turn_end=_closed("message"),
-    text_tokens=(XTML_OPEN, XTML_CLOSE, XTML_SEP),
+    text_tokens=XTML_JOINTS,
     aliases=("kimik3", "kimi-k3", "kimi_k3_xtml"),
     description='Kimi-K3: <|open|>call tool="NAME" index="1"<|sep|><|open|>argument key="K" type="T"<|sep|>V<|close|>argument<|sep|>… XTML calls, <|open|>think<|sep|> reasoning',
 )

@@ -40,24 +40,29 @@ class AnswerStages:
         markers = (*self.tool_markers, headless)
         # the answer's framing (Kimi-K3's response element around it): markup, dropped
         self._framing = () if driver.verbatim else fmt.framing
-        self._in_content = MarkerSet(self._stops if driver.verbatim else (*markers, *self._framing, *self._stops))
+        # reasoning opened again after answer text (see ``ReasoningFormat.reopens``)
+        self._reopen_marker = fmt.reasoning.open if fmt.reasoning.reopens and fmt.reasoning.present else ""
+        self.reopen: Callable[[], None] | None = None  # the reasoning's stages, set by the markup
+        ends = (*self._stops, self._reopen_marker)
+        self._in_content = MarkerSet(ends if driver.verbatim else (*markers, *self._framing, *ends))
         self._calls_after_content = calls_after_content
-        self._in_content_only = self._in_content if calls_after_content else MarkerSet((*self._framing, *self._stops))
+        self._in_content_only = self._in_content if calls_after_content else MarkerSet((*self._framing, *ends))
         self.section_return = Stage.CONTENT  # where reading goes back to after the calls
         # A tool block's text while no call has begun in it: a block that holds none is given
         # back whole, markers and all (it was no tool block).
         self.block: list[str] | None = None
 
-    def enter_calls(self, marker: str, at: int, credits: Credits | None, back_to: Stage) -> int:
-        """Tool markup starts at ``marker``; after the calls, reading goes back to ``back_to``."""
+    def enter_calls(self, buf: str, marker: str, at: int, credits: Credits | None, back_to: Stage) -> int:
+        """Tool markup starts at ``marker``, found at ``at``; after the calls, reading goes back
+        to ``back_to``."""
         self.section_return = back_to
         self.d.stage = Stage.SECTION
         if marker == self._call_begin:  # a call with no section marker: the section reads it
             self.block = None
             return at
         self.d.take(credits, marker)
-        self.block = [marker]
-        return at + len(marker)
+        self.block = [self.d.spelled(buf, at)]
+        return self.d.past
 
     def keep(self, text: str) -> bool:
         """Hold ``text`` with the block, if no call has begun in it yet."""
@@ -72,6 +77,11 @@ class AnswerStages:
         (text between the marker and the call) is returned to be read as such."""
         held, self.block = self.block or [], None
         return held[1:]
+
+    def dangles(self) -> bool:
+        """Whether the output ended in a tool block opened with nothing after its marker but
+        whitespace: markup the output ended in, no text."""
+        return self.block is not None and not "".join(self.block[1:]).strip()
 
     def give_back(self, more: str = "") -> None:
         """The block ends with no call in it: its whole text is what it was written in."""
@@ -91,11 +101,15 @@ class AnswerStages:
             return p
         if m in self._stops or m in self._framing:
             d.take(credits, m)
-            return p + len(m)
+            return d.past
+        if m == self._reopen_marker and self.reopen is not None:
+            d.take(credits, m)
+            self.reopen()
+            return d.past
         if d.content_seen and not self._calls_after_content:
             return p  # answer text came first: from here on, markup is text
         if m == self.headless:
             self.section_return = Stage.CONTENT
             return self._start_headless(p)  # type: ignore[misc]
         d.mark()
-        return self.enter_calls(m, p, credits, Stage.CONTENT)
+        return self.enter_calls(buf, m, p, credits, Stage.CONTENT)

@@ -38,6 +38,7 @@ class CallEndStages:
         self.in_call = MarkerSet((tools.call_end, tools.call_begin, tools.section_end, fmt.eos, *fmt.stops))
         # after the arguments, the next call's header may also begin a call (``headless``)
         self._after_args = MarkerSet((*self.in_call.markers, headless)) if headless else self.in_call
+        self._own_end = MarkerSet((tools.call_end,))
         self._after = ""  # the footer's text read so far
         self._after_raw = 0  # where it starts in the call's raw text
 
@@ -71,6 +72,10 @@ class CallEndStages:
     def after_arguments(self, buf: str, pos: int, credits: Credits | None) -> int:
         d, calls = self.d, self.calls
         p, m, end = d.find(self._after_args, buf, pos, credits)
+        if m is None and d.final and self._ends_in_own_end(buf, pos):
+            calls.raw.append(buf[pos:])  # the output ended inside the call's end marker: the call's
+            self._close()
+            return len(buf)
         seen = self._after + buf[pos:end]
         compact = "".join(seen.split())
         if self._footer and compact.startswith(self._footer) and compact != self._footer:
@@ -96,18 +101,29 @@ class CallEndStages:
         calls.raw.append(buf[pos:end])
         if m is None:
             return d.rest(buf, end)
-        after = self._through_own_end(m, p, credits)
+        after = self._through_own_end(buf, m, p, credits)
         self._close()
         return after
 
-    def _through_own_end(self, marker: str, at: int, credits: Credits | None) -> int:
+    def _ends_in_own_end(self, buf: str, pos: int) -> bool:
+        """Whether ``buf[pos:]`` is the rest of the footer, then the beginning of the call's end
+        marker (whitespace aside): a marker left dangling at the very end of the output."""
+        if not self._call_end:
+            return False
+        k = _past_non_space(buf, pos, len(buf), len(self._footer) - len("".join(self._after.split())))
+        if "".join((self._after + buf[pos:k]).split()) != self._footer:
+            return False
+        j = len(buf) - len(buf[k:].lstrip())
+        return j < len(buf) and self._own_end.hold_from(buf, j, None) == j
+
+    def _through_own_end(self, buf: str, marker: str, at: int, credits: Credits | None) -> int:
         """Where the call's text ends: past ``marker`` (read as the call's) when it is the call's
         own end marker, else at it (it begins what follows)."""
         if marker != self._call_end:
             return at
         self.d.take(credits, marker)
-        self.calls.raw.append(marker)
-        return at + len(marker)
+        self.calls.raw.append(self.d.spelled(buf, at))
+        return self.d.past
 
     def _close(self) -> bool:
         """End the call (it stands, or its pending error makes it invalid)."""
@@ -127,7 +143,7 @@ class CallEndStages:
         calls.raw.append(buf[pos:end])
         if m is None:
             return d.rest(buf, end)
-        end = self._through_own_end(m, p, credits)
+        end = self._through_own_end(buf, m, p, credits)
         calls.invalid(calls.pending_error or "invalid tool call")
         self._go_on()
         return end

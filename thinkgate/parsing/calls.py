@@ -118,6 +118,7 @@ class CallTracker:
         self.pending_error: str | None = None
         self._reader: Any = None
         self._suspect: str | None = None
+        self._suspect_spelled = 0  # the length of its text as written
         self._suspect_raw = 0
         self._suspect_args = 0
 
@@ -210,6 +211,9 @@ class CallTracker:
                 return n
             pos = j
         p, m, limit = d.find(self.layout.in_call, buf, pos, credits)
+        if m is None and d.final:
+            # the output may end inside the call's end marker: the arguments may end before it
+            limit = self.layout.in_call.hold_from(buf, pos, None)
         reader = self._reader
         if hasattr(reader, "credits"):  # a reader whose strings end at a marker token
             reader.credits = credits
@@ -227,9 +231,17 @@ class CallTracker:
             self._complete()
             return q
         if m is None:
-            if d.final:  # text a parameter tag might have begun: the call is cut off there
-                self.raw.append(buf[q:limit])
-                return d.rest(buf, limit)
+            if d.final:
+                if limit < n and reader.end(buf, q, limit):
+                    # complete arguments, the output ended inside the call's end marker: the call
+                    # stands, as it was announced (what follows reads the marker's beginning)
+                    self.raw.append(buf[q:limit])
+                    self._arguments_text(buf, limit, limit)
+                    self._complete()
+                    return limit
+                # text a parameter tag might have begun: the call is cut off there
+                self.raw.append(buf[q:n])
+                return n
             return d.rest(buf, min(q, limit))
         if reader.end(buf, q, p):  # arguments that end where the call's end marker comes (GLM)
             self.raw.append(buf[q:p])
@@ -276,11 +288,13 @@ class CallTracker:
         start = p if start is None else start
         if start < p:
             self.raw.append(buf[start:p])
+        past = self.d.past  # where the marker, as spelled, ends
         if self._suspect is None:
             self._suspect = marker
+            self._suspect_spelled = past - p
             self._suspect_raw = len(self.raw)
             self._suspect_args = len(self.args)
-        q = reader.feed(buf, start, p + len(marker))
+        q = reader.feed(buf, start, past)
         self._arguments_text(buf, p, max(q, p))
         return max(q, p)
 
@@ -298,8 +312,9 @@ class CallTracker:
         del self.raw[self._suspect_raw :]
         self._suspect = None
         if self.layout.ends_call(marker):
-            self.raw.append(marker)
-            tail = tail[len(marker) :]
+            spelled = self._suspect_spelled
+            self.raw.append(tail[:spelled])
+            tail = tail[spelled:]
         self.invalid(error)
         d = self.d
         if d.stage != self.layout.STOPPED:

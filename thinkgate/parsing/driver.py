@@ -50,6 +50,7 @@ class Driver:
         self.content_seen = False
         self.cut_off = False
         self.error: dict | None = None
+        self.past = 0  # where the marker found last ends, as it was spelled (see :meth:`spelled`)
         self._finished = False
 
     def start(self, layout: Any, first_stage: Any) -> None:
@@ -123,7 +124,7 @@ class Driver:
         """The next marker that counts and where the text before it ends: ``(index, marker,
         end of text)``; with no marker, ``(len(buf), None, h)`` where ``buf[h:]`` could still
         become a marker (the handler carries it over with :meth:`rest`)."""
-        p, m = markers.find(buf, pos, credits)
+        p, m, self.past = markers.find(buf, pos, credits, self.final)
         if m is not None:
             return p, m, p
         return len(buf), None, self.hold(markers, buf, pos, credits)
@@ -136,6 +137,11 @@ class Driver:
         if m is None:
             self.carry = buf[end:]
         return p, m
+
+    def spelled(self, buf: str, at: int) -> str:
+        """The marker found last, at ``at``, as the model spelled it (a text marker is read in
+        more spellings than its own: see :func:`~thinkgate.formats.spellings`)."""
+        return buf[at : self.past]
 
     def rest(self, buf: str, h: int) -> int:
         """Carry ``buf[h:]`` over to the next delta; the buffer is read."""

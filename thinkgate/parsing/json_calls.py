@@ -108,14 +108,14 @@ class BareJsonCalls:
         if sep and calls.ended and credits is None and not d.final and sep.startswith(buf[j:]):
             d.carry = buf[j:]
             return n
-        p, m = self._between.find(buf, j, credits)
+        p, m, past = self._between.find(buf, j, credits, d.final)
         if m is not None and p == j:
             if m == self._optional_begin:
                 self.answer.keep(m)
             else:
                 self.answer.give_back()  # the end of the output
             d.take(credits, m)
-            return j + len(m)
+            return past
         if m is None and self._between.hold_from(buf, j, credits) == j and not d.final:
             d.carry = buf[j:]
             return n
@@ -166,13 +166,13 @@ class JsonArrayCalls:
             if d.final:
                 self._leave()
             return n
-        p, m = self._in_array.find(buf, j, credits)
+        p, m, past = self._in_array.find(buf, j, credits, d.final)
         if m is not None and p == j:
             if m == self._section_end:
                 # the section's end closes it wherever it stands (after a broken item too): markup
                 d.take(credits, m)
                 self._markup(m)
-                return self._leave(j + len(m))
+                return self._leave(past)
             # A marker ends the array; the stage after it reads the marker (the section marker
             # written twice opens the array again).
             return self._leave(j)

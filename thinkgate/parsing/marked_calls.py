@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from ..formats import ChatFormat
+from ..formats import ChatFormat, is_text
 from .calls import CallTracker
 from .driver import Driver, Handler
 from .markers import Credits, MarkerSet
@@ -44,13 +44,18 @@ class MarkedCalls:
         name_at = next((i for i, piece in enumerate(self._pieces) if piece.kind == "name"), 0)
         optional = tools.layout.optional_name_prefix and name_at > 0 and self._pieces[name_at - 1].kind == "text"
         self._optional_prefix = name_at - 1 if optional else -1
+        # ... or write only the punctuation it ends with (Gemma 4's ``:NAME`` for ``call:NAME``)
+        prefix = self._pieces[name_at - 1].text if optional else ""
+        self._prefix_tail = prefix[len(prefix.rstrip(_PUNCTUATION)) :]
         self._call_object = tools.call_object_layout
         self.markup = Markup(driver, calls, fmt, reading, start_headless=self._start_headless)
         self._headless = self.markup.answer.headless
         self._headless_call = False  # the call being read was announced by its header alone
+        # Calls opened by text inside the reasoning end where the reasoning closes.
+        self._reasoning_close = fmt.reasoning.close if any(is_text(m) for m in fmt.reasoning_exits) else ""
         # A stray section begin or call end inside a section is markup, dropped like the rest.
         self._in_section = MarkerSet(
-            (self._call_begin, self._section_end, self._section_begin, tools.call_end, *stops, self._headless)
+            (self._call_begin, self._section_end, self._section_begin, tools.call_end, *stops, self._headless, self._reasoning_close)
         )
         # a name that ends the header ends where an object literal's arguments open (Gemma 4)
         opening = tools.literal.object[0] if tools.literal is not None else ""
@@ -79,22 +84,26 @@ class MarkedCalls:
             self.calls.reset()
             self._reset_header()
             self._headless_call = False
-            self.calls.raw.append(m)
+            self.calls.raw.append(d.spelled(buf, p))
             d.stage = Stage.CALL_HEADER
-            return p + len(m)
+            return d.past
         if m == self._headless:
             for text in answer.call_begins():
                 d.say(text)
             return self._start_headless(p)
+        if m == self._reasoning_close and answer.section_return == Stage.REASONING:
+            answer.give_back()  # the block held no call: it was the reasoning's text
+            d.stage = Stage.REASONING  # which closes here
+            return p
         d.take(credits, m)
         if m == self._section_end:
-            answer.give_back(m)
+            answer.give_back(d.spelled(buf, p))
             d.stage = answer.section_return
         elif m in self._stops:
             answer.give_back()
         else:
-            answer.keep(m)  # a stray marker: part of the block's text while it holds no call
-        return p + len(m)
+            answer.keep(d.spelled(buf, p))  # a stray marker: part of the block's text while it holds no call
+        return d.past
 
     def _start_headless(self, at: int) -> int:
         """A call whose begin marker was left out: its header, from ``at``, is read as a call's
@@ -215,7 +224,9 @@ class MarkedCalls:
                         seen = piece.text[: self._matched]
                         self._piece += 1
                         self._matched = 0
-                        if seen:
+                        if not seen and self._prefix_tail and buf.startswith(self._prefix_tail, pos):
+                            pos += len(self._prefix_tail)  # the namespace's punctuation alone
+                        elif seen:
                             self._name.append(seen)
                             self._name_len += len(seen)
                         continue
@@ -255,6 +266,7 @@ class MarkedCalls:
 
 
 _DIGITS = re.compile("[0-9]+")
+_PUNCTUATION = ".:/_-|"  # what a namespace before a tool name ends with
 _ID_RUN = re.compile("[A-Za-z0-9_-]+")
 
 

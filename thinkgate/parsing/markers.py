@@ -14,10 +14,12 @@ Two rules decide what counts as a marker:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Optional
 
-from ..formats import is_text
+from ..formats import is_text, spellings
+from ..formats.base import MARKER_SPACE, Spelling
 
 
 class Credits:
@@ -56,33 +58,80 @@ class Credits:
 
 
 class MarkerSet:
-    """A fixed set of markers looked for together in one parser state."""
+    """A fixed set of markers looked for together in one parser state.
 
-    __slots__ = ("markers", "_firsts", "_longest", "_texts")
+    Each marker is read in every spelling :func:`~thinkgate.formats.spellings` gives it: a
+    token marker exactly, a text marker as its words with any short whitespace between them
+    (none included), its padding (the whitespace its text ends with) read with it where it
+    stands, and whatever whitespace stands before it left to the stage reading there.
+    :meth:`find` says where the spelling found ends."""
+
+    __slots__ = ("markers", "_spellings", "_exact", "_loose", "_firsts", "_longest", "_texts")
 
     def __init__(self, markers: Iterable[str]) -> None:
         self.markers = tuple(dict.fromkeys(m for m in markers if m))
-        self._firsts = tuple(dict.fromkeys(m[0] for m in self.markers))
-        self._longest = max((len(m) for m in self.markers), default=0)
+        # (first word, pattern of the whole spelling or None for one word, spelling, marker)
+        entries = []
+        longest = 0
+        for m in self.markers:
+            for spelling in spellings(m):
+                words = spelling.words
+                pattern = re.compile(_GAP.join(map(re.escape, words))) if len(words) > 1 else None
+                entries.append((words[0], pattern, spelling, m))
+                longest = max(longest, sum(map(len, words)) + MARKER_SPACE * (len(words) - 1) + len(spelling.padding))
+        self._spellings = tuple(entries)
+        # found by str.find alone: a spelling of one word and no padding (every token marker)
+        self._exact = tuple((e[0], e[3]) for e in entries if e[1] is None and not e[2].padding)
+        self._loose = tuple(e for e in entries if e[1] is not None or e[2].padding)
+        self._firsts = tuple(dict.fromkeys(e[0][0] for e in entries))
+        self._longest = longest
         # With token ids only text markers can arrive split across deltas: held back by these.
         texts = tuple(m for m in self.markers if is_text(m))
         self._texts = None if not texts else self if len(texts) == len(self.markers) else MarkerSet(texts)
 
-    def find(self, text: str, pos: int, credits: Credits | None) -> tuple[int, str | None]:
-        """The earliest marker in ``text[pos:]`` that counts: ``(index, marker)``, or
-        ``(len(text), None)``. Occurrences that do not count are skipped as literal text. The
-        caller takes the marker's credit when it consumes the marker."""
-        best, found = len(text), None
-        for m in self.markers:
-            i = text.find(m, pos, best + len(m) - 1)
+    def find(self, text: str, pos: int, credits: Credits | None, final: bool = False) -> tuple[int, str | None, int]:
+        """The earliest marker in ``text[pos:]`` that counts: ``(index, marker, end)``, ``end``
+        where its spelling ends (its padding included, where it stands); or ``(len(text), None,
+        len(text))``, also where the earliest is a marker whose padding may still follow at the
+        end of ``text`` (unless the text is ``final``: :meth:`hold_from` holds it). Occurrences
+        that do not count are skipped as literal text. The caller takes the marker's credit
+        when it consumes the marker."""
+        n = len(text)
+        best = stop = n
+        found = None
+        for first, m in self._exact:
+            i = text.find(first, pos, best + len(first) - 1)
             while i != -1 and credits is not None and not credits.available(m, i):
-                i = text.find(m, i + 1, best + len(m) - 1)
-            if i != -1 and i < best:
-                best, found = i, m
-        return best, found
+                i = text.find(first, i + 1, best + len(first) - 1)
+            if i != -1:
+                best, found, stop = i, m, i + len(first)
+        for first, pattern, spelling, m in self._loose:
+            end = -1
+            if pattern is None:  # a text marker of one word and its padding
+                i = text.find(first, pos, best + len(first) - 1)
+                if i != -1:
+                    end = i + len(first)
+            else:  # a text marker of several words
+                spelled = pattern.search(text, pos)
+                if spelled is not None and spelled.start() < best:
+                    i, end = spelled.start(), spelled.end()
+            if end == -1:
+                continue
+            padding = spelling.padding
+            if padding:
+                if text.startswith(padding, end):
+                    end += len(padding)
+                elif not final and padding.startswith(text[end:]):
+                    best, found, stop = i, None, n  # undecided: held until its padding shows
+                    continue
+            best, found, stop = i, m, end
+        if found is None:
+            return n, None, n
+        return best, found, stop
 
     def hold_from(self, text: str, pos: int, credits: Credits | None) -> int:
-        """Where the tail that could still become a marker starts (``len(text)`` if none).
+        """Where the tail that could still become a marker starts (``len(text)`` if none), its
+        padding included.
 
         With token ids only a text marker is held: a token marker never arrives split."""
         n = len(text)
@@ -96,11 +145,44 @@ class MarkerSet:
             i = text.find(first, start)
             while i != -1 and i < best:
                 tail = text[i:]
-                if any(m.startswith(tail) for m in self.markers):
-                    best = i
-                    break
-                i = text.find(first, i + 1)
+                for word, pattern, spelling, _ in self._spellings:
+                    if len(tail) <= len(word) or (pattern is None and not spelling.padding):
+                        if word.startswith(tail):  # within the first word (all of a token marker)
+                            break
+                    elif tail.startswith(word) and _begins(spelling, text, i):
+                        break
+                else:
+                    i = text.find(first, i + 1)
+                    continue
+                best = i
+                break
         return best
+
+
+_GAP = "\\s{0,%d}" % MARKER_SPACE
+
+
+def _begins(spelling: Spelling, text: str, i: int) -> bool:
+    """Whether ``text[i:]`` is the beginning of ``spelling``, up to its padding (and not the
+    whole of it)."""
+    n = len(text)
+    words = spelling.words
+    for k, word in enumerate(words):
+        if k:
+            j = i
+            while j < n and j - i < MARKER_SPACE and text[j].isspace():
+                j += 1
+            if j == n:
+                return True
+            i = j
+        got = text[i : i + len(word)]
+        if not word.startswith(got):
+            return False
+        i += len(got)
+        if i == n:
+            return len(got) < len(word) or k < len(words) - 1 or bool(spelling.padding)
+    padding = spelling.padding
+    return bool(padding) and padding.startswith(text[i:]) and len(text) - i < len(padding)
 
 
 def marker_pieces(text: str, token_ids: list[int], id_to_marker: Mapping[int, str], decode: Callable[[list[int]], str]) -> Optional[list[tuple[str, list[int]]]]:

@@ -43,9 +43,10 @@ class Markup:
             driver,
             fmt,
             reading.thinking,
-            recovered=(fmt.reasoning_trigger,) if reading.recover_calls_in_reasoning and fmt.reasoning_trigger else (),
+            recovered=fmt.reasoning_exits if reading.recover_calls_in_reasoning else (),
             enter_calls=self.answer.enter_calls,
         )
+        self.answer.reopen = self.reasoning.reopen
         self.end = CallEndStages(driver, calls, fmt, then, headless)
 
     def start(self, layout: object) -> None:
@@ -68,5 +69,11 @@ class Markup:
 
     def finish_stage(self) -> None:
         self.reasoning.flush()
+        if self.answer.dangles():  # a block opened at the very end: cut off before its first call
+            self.calls.reset()
+            self.calls.raw = list(self.answer.block or ())
+            self.answer.block = None
+            self.d.cut_off = True
+            self.calls.invalid("the output ended in a tool block before its first call", cut_off=True)
         self.answer.give_back()  # a block the output ended in, with no call begun
         self.end.finish_stage()

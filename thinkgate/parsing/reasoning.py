@@ -11,6 +11,7 @@ from collections.abc import Callable
 from ..formats import ChatFormat, Thinking, is_text
 from .driver import Driver
 from .markers import Credits, MarkerSet
+from .quotes import Quotes
 from .spaces import SPACE_RUN
 from .stages import Stage
 
@@ -24,7 +25,7 @@ class ReasoningStages:
 
     ``recovered``: the tool marker that, met inside the reasoning, ends it and opens the calls
     (the format's ``reasoning_trigger``, unless the parser's ``recover_calls_in_reasoning`` is
-    off); ``enter_calls(marker, at, credits, back_to)`` is the layout's entry into its calls,
+    off); ``enter_calls(buf, marker, at, credits, back_to)`` is the layout's entry into its calls,
     returning where reading goes on.
     """
 
@@ -35,7 +36,7 @@ class ReasoningStages:
         thinking: Thinking,
         *,
         recovered: tuple[str, ...] = (),
-        enter_calls: Callable[[str, int, Credits | None, Stage], int] | None = None,
+        enter_calls: Callable[[str, str, int, Credits | None, Stage], int] | None = None,
     ) -> None:
         self.d = driver
         self._thinking = thinking
@@ -45,12 +46,24 @@ class ReasoningStages:
         # the open marker too: written again at the reasoning's start (<think><think>) it is markup
         self._markers = MarkerSet((self._close, *self._stops, *recovered, self._open))
         self._enter_calls = enter_calls
+        # markup text that opens calls here is prose where the reasoning quotes it
+        self._text_exits = tuple(m for m in recovered if is_text(m))
+        self._quotes = Quotes() if self._text_exits else None
+        self._emit = self._reason if self._quotes is None else self._read_quoted
         self._fresh = True  # nothing but whitespace reasoned yet
         # the channel's name the model writes first (Gemma 4's "thought\n"): held while the
         # reasoning's start may still be it, then dropped where it is
         self._label = fmt.reasoning.label
         self._head = "" if self._label else None
         self._space = ""  # that whitespace, held until a word (then reasoning) or the open marker
+
+    def reopen(self) -> None:
+        """The model opens its reasoning again (after answer text): a new stretch of it, which
+        may start with the label as the first did."""
+        self._fresh = True
+        self._head = "" if self._label else None
+        self._space = ""
+        self.d.stage = Stage.REASONING
 
     @property
     def first_stage(self) -> Stage:
@@ -79,6 +92,12 @@ class ReasoningStages:
         d.stage = target
         return pos
 
+    def _read_quoted(self, text: str) -> None:
+        quotes = self._quotes
+        if quotes.pending or "`" in text:  # (text without a backtick after none changes nothing)
+            quotes.read(text)  # type: ignore[union-attr]
+        self._reason(text)
+
     def _reason(self, text: str) -> None:
         if self._head is not None:
             head = self._head + text
@@ -100,9 +119,10 @@ class ReasoningStages:
     def flush(self) -> None:
         """The reasoning is over (or the output): whitespace held at its start is reasoning
         (and so is a start that was still the label's)."""
-        if self._head:
+        if self._head and not self._head.startswith(self._label.rstrip()):
             head, self._head = self._head, None
             self._reason(head)
+        # (a label with none of its whitespace, the reasoning closed right after it: framing)
         self._head = None
         if self._space:
             self.d.reason(self._space)
@@ -110,28 +130,33 @@ class ReasoningStages:
 
     def reasoning(self, buf: str, pos: int, credits: Credits | None) -> int:
         d = self.d
-        p, m = d.emit_until(self._markers, buf, pos, credits, self._reason)
+        p, m = d.emit_until(self._markers, buf, pos, credits, self._emit)
         if m is None:
             return p
+        if m in self._text_exits and self._quotes.quoting:  # type: ignore[union-attr]
+            self._emit(d.spelled(buf, p))
+            return d.past
         if m == self._open:
             d.take(credits, m)
             if self._fresh:  # the open marker repeated: markup, the whitespace before it too
                 self._space = ""
             else:  # the marker's text in the middle of the reasoning is reasoning
-                d.reason(m)
-            return p + len(m)
+                d.reason(d.spelled(buf, p))
+            return d.past
         self.flush()
         if m in self._stops:
             d.take(credits, m)
-            return p + len(m)
+            return d.past
         d.end_reasoning()
         if m == self._close:
             d.take(credits, m)
             d.stage = Stage.CONTENT
-            return p + len(m)
+            return d.past
         # the tool markup's token written while thinking: the reasoning is over, the calls begin
         # (as the grammar switches to the calls at that token); after them comes the answer
         if d.verbatim:  # reasoning_only: the markup, as all the answer, is handed over as written
             d.stage = Stage.CONTENT
             return p
-        return self._enter_calls(m, p, credits, Stage.CONTENT)  # type: ignore[misc]
+        # (calls opened by text go on inside the thinking: it resumes after them until its close)
+        back_to = Stage.REASONING if m in self._text_exits else Stage.CONTENT
+        return self._enter_calls(buf, m, p, credits, back_to)  # type: ignore[misc]
