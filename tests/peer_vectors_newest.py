@@ -80,7 +80,6 @@ B = {"type": "boolean"}
 O = {"type": "object"}
 A = {"type": "array"}
 
-VLLM_NO_REASONING = "vLLM's tool parser runs without its reasoning parser: its content is thinkgate's reasoning"
 
 
 # --------------------------------------------------------------------------------------------
@@ -305,9 +304,6 @@ v32("test_tool_detection_skip_special_tokens_false", vllm32_call("search", {"que
 SGL_DSML = "sgl-project/sglang test/registered/unit/function_call/test_deepseekv32_detector.py @2bbf6f5db35c1bd18ddcb7361da777cb99eb07c9::"
 PREAMBLE = "Let me look up the weather in Beijing for you."
 CITY = [fn("get_weather", ["city"], city=S)]
-TIGHT = "issue 35 point 1: the DSML tags written back to back (no newline after the block's opener or the invoke's header) are not read as a call"
-BARE = ("issue 35 point 1: an invoke without the block around it is read when written with the template's newlines, "
-        "not with its tags back to back")
 
 
 def sgl_invoke(city: str) -> str:
@@ -327,24 +323,24 @@ for fmt, cls, block in (("deepseek_v4", "TestDeepSeekV4StreamingPreamble", ("<�
     bare = PREAMBLE + sgl_invoke("Beijing")
     one = [("get_weather", {"city": "Beijing"})]
     inside = len(PREAMBLE) + 3  # a split inside the opener: the test splits at every point
-    sgl("test_prose_and_wrapped_opener_in_one_delta", wrapped, one, content=PREAMBLE, xfail=TIGHT)
-    sgl("test_prose_and_bare_invoke_in_one_delta", bare, one, content=PREAMBLE, xfail=BARE)
-    sgl("test_prose_emitted_once_at_every_split_point", wrapped, one, content=PREAMBLE, chunks=[wrapped[:inside], wrapped[inside:]], xfail=TIGHT)
-    sgl("test_bare_invoke_prose_at_every_split_point", bare, one, content=PREAMBLE, chunks=[bare[:inside], bare[inside:]], xfail=BARE)
+    sgl("test_prose_and_wrapped_opener_in_one_delta", wrapped, one, content=PREAMBLE)
+    sgl("test_prose_and_bare_invoke_in_one_delta", bare, one, content=PREAMBLE)
+    sgl("test_prose_emitted_once_at_every_split_point", wrapped, one, content=PREAMBLE, chunks=[wrapped[:inside], wrapped[inside:]])
+    sgl("test_bare_invoke_prose_at_every_split_point", bare, one, content=PREAMBLE, chunks=[bare[:inside], bare[inside:]])
     for size in (1, 3, 7):
-        sgl(f"test_fixed_size_chunkings[{size}]", wrapped, one, content=PREAMBLE, chunks=size, xfail=TIGHT)
+        sgl(f"test_fixed_size_chunkings[{size}]", wrapped, one, content=PREAMBLE, chunks=size)
     for prefix in ("<", "<｜"):
         sgl(f"test_partial_tag_prefix_held_back[{prefix}]", wrapped, one, content=PREAMBLE,
-            chunks=[PREAMBLE + prefix, wrapped[len(PREAMBLE + prefix):]], xfail=TIGHT)
+            chunks=[PREAMBLE + prefix, wrapped[len(PREAMBLE + prefix):]])
     sgl("test_literal_angle_bracket_without_tool_call", "The check 3 < 5 held, done.", [], content="The check 3 < 5 held, done.",
         chunks=["The check 3 <", " 5 held, done."])
     prose = "Since 3 < 5 holds, calling the tool. "
-    sgl("test_literal_angle_bracket_before_tool_call", prose + sgl_block(block, "Beijing"), one, content=prose, xfail=TIGHT)
+    sgl("test_literal_angle_bracket_before_tool_call", prose + sgl_block(block, "Beijing"), one, content=prose)
     two = PREAMBLE + sgl_block(block, "Beijing", "Tokyo")
     for size in (None, 8):
         sgl(f"test_multiple_invokes_after_prose[{size or 'one'}]", two, [("get_weather", {"city": "Beijing"}), ("get_weather", {"city": "Tokyo"})],
-            content=PREAMBLE, chunks=size, xfail=TIGHT)
-    sgl("test_streaming_matches_detect_and_parse", wrapped, one, content=PREAMBLE, chunks=[wrapped[:inside + 5], wrapped[inside + 5:]], xfail=TIGHT)
+            content=PREAMBLE, chunks=size)
+    sgl("test_streaming_matches_detect_and_parse", wrapped, one, content=PREAMBLE, chunks=[wrapped[:inside + 5], wrapped[inside + 5:]])
 
 # --------------------------------------------------------------------------------------------
 # deepseek_v4: vLLM tests/tool_parsers/test_deepseekv4_tool_parser.py
@@ -414,9 +410,7 @@ e32("TestStreaming::test_parallel_tools_streaming", eng_block(eng_invoke("fn_a",
 e32("TestStreaming::test_no_tool_content_only", "Just some text, no tools.", [], content="Just some text, no tools.", chunks=1)
 UNWRAP_NYC = [FC[0], eng_invoke("get_weather", dsml_param("arguments", '{"location": "NYC"}', False)), FC[1]]
 e32("TestStreaming::test_streaming_wrapper_unwrap_consistency", "".join(UNWRAP_NYC), [("get_weather", {"arguments": {"location": "NYC"}})],
-    tools=[WEATHER_LOC], chunks=UNWRAP_NYC,
-    xfail="issue 35 point 1: the invoke written right after the block's opener, and the closer right after it, is reported "
-    "invalid (once read, the arguments key stays as the model wrote it, where vLLM unwraps it)")
+    tools=[WEATHER_LOC], chunks=UNWRAP_NYC)
 e32("TestStreaming::test_missing_invoke_end", f'{FC[0]}\n{INV}fn">\n{dsml_param("k", "v")}\n{FC[1]}', [("fn", {"k": "v"})], chunks=1)
 LONG_HEAD = f'{FC[0]}\n{INV}emit_text">\n{PAR}text" string="true">'
 LONG_TAIL = f"{PAR_END}\n{INV_END}\n{FC[1]}"
@@ -438,7 +432,6 @@ e32("TestLongStringParameterStreaming::test_nullable_union_string_parameter_not_
 # with no chat_template_kwargs it starts in reasoning, as thinkgate's deepseek_v4 does)
 # --------------------------------------------------------------------------------------------
 ENG4 = "vllm-project/vllm tests/parser/engine/test_deepseek_v4.py @0114e8484da27e4fedcac873fec05d480a494204::"
-TIGHT_V4 = "issue 35 point 1: V4's block opener written right before the invoke (no newline) is not read as a call"
 
 
 def e4(test: str, text: str, calls: Any, **kw: Any) -> None:
@@ -494,54 +487,50 @@ e4("TestMissingInvokeEnd::test_non_streaming", f'{TC[0]}{INV}get_weather">\n{dsm
    [("get_weather", {"location": "NYC"})])
 MISSING_END = [TC[0], f'{INV}get_weather">\n{dsml_param("location", "NYC")}\n', TC[1], "Done."]
 e4("TestMissingInvokeEnd::test_streaming_with_trailing_content", "".join(MISSING_END), [("get_weather", {"location": "NYC"})], content="Done.",
-   chunks=MISSING_END, xfail=TIGHT_V4)
+   chunks=MISSING_END)
 NO_TAGS = ["\n\nLet me consider ", "this carefully.\n", THINK_CLOSE + "\n", "Here is the result."]
 e4("TestThinkingModeConfig::test_thinking_mode_reasoning_without_tags", "".join(NO_TAGS), [], reasoning="\n\nLet me consider this carefully.\n",
    content="\nHere is the result.", thinking=True, chunks=NO_TAGS)
 e4("TestThinkingModeConfig::test_thinking_mode_all_reasoning_no_end_tag", "I'll review the PR.", [], reasoning="I'll review the PR.", content=None,
    thinking=True, chunks=["I'll review ", "the PR."])
 IMPLICIT = "Let me look up the weather.\n\n" + e4_tight(NYC_INVOKE)
-IMPLICIT_END = ("issue 35 point 3: a DSML block opened inside unclosed reasoning ends the reasoning, here with the block's opener "
-                "written right before the invoke (point 1); the reasoning keeps its newlines (vLLM strips them)")
 NYC = [("get_weather", {"location": "NYC"})]
 e4("TestImplicitReasoningEnd::test_non_streaming_extract_reasoning_implicit_end", IMPLICIT, ANY, reasoning="Let me look up the weather.\n\n",
-   content=None, thinking=True, xfail=IMPLICIT_END)
-e4("TestImplicitReasoningEnd::test_non_streaming_extract_tool_calls_implicit_end", IMPLICIT, NYC, thinking=True, xfail=IMPLICIT_END)
+   content=None, thinking=True)
+e4("TestImplicitReasoningEnd::test_non_streaming_extract_tool_calls_implicit_end", IMPLICIT, NYC, thinking=True)
 e4("TestImplicitReasoningEnd::test_non_streaming_parse_implicit_end", IMPLICIT, NYC, reasoning="Let me look up the weather.\n\n", content=None,
-   thinking=True, xfail=IMPLICIT_END)
+   thinking=True)
 CUT = ["Let me look up the weather.\n\n", TC[0], f'{INV}get_weather">']
 e4("TestImplicitReasoningEnd::test_streaming_reasoning_implicit_end", "".join(CUT), ANY, reasoning="Let me look up the weather.\n\n", invalid=ANY,
-   thinking=True, chunks=CUT, xfail=IMPLICIT_END)
+   thinking=True, chunks=CUT)
 CHECK = ["Let me check.\n\n", TC[0], f'{INV}get_weather">\n{dsml_param("location", "NYC")}\n{INV_END}', TC[1]]
-e4("TestImplicitReasoningEnd::test_streaming_tool_extraction_implicit_end", "".join(CHECK), NYC, thinking=True, chunks=CHECK, xfail=IMPLICIT_END)
+e4("TestImplicitReasoningEnd::test_streaming_tool_extraction_implicit_end", "".join(CHECK), NYC, thinking=True, chunks=CHECK)
 EXPLICIT = [THINK_OPEN, "Let me check the weather.", TC[0], f'{INV}get_weather">']
 e4("TestImplicitReasoningEnd::test_thinking_false_explicit_think_then_tool_call", "".join(EXPLICIT), ANY, reasoning="Let me check the weather.",
-   invalid=ANY, thinking=None, chunks=EXPLICIT, xfail=IMPLICIT_END)
+   invalid=ANY, thinking=None, chunks=EXPLICIT)
 e4("TestImplicitReasoningEnd::test_non_streaming_parallel_tools_after_implicit_end",
    "I need both.\n\n" + e4_tight(NYC_INVOKE, e4_invoke("get_time", ("timezone", "true", "EST"))),
-   [("get_weather", {"location": "NYC"}), ("get_time", {"timezone": "EST"})], thinking=True, xfail=IMPLICIT_END)
+   [("get_weather", {"location": "NYC"}), ("get_time", {"timezone": "EST"})], thinking=True)
 TRAIL = ["Reasoning.\n\n\n", TC[0], f'{INV}func">']
 e4("TestImplicitReasoningEnd::test_streaming_implicit_end_trailing_whitespace_stripped", "".join(TRAIL), ANY, reasoning="Reasoning.\n\n\n",
-   invalid=ANY, thinking=True, chunks=TRAIL, xfail=IMPLICIT_END)
+   invalid=ANY, thinking=True, chunks=TRAIL)
 W_TOOLS = [fn("get_weather", location=S, unit=S), fn("get_time", timezone=S)]
 EST = e4_invoke("get_time", ("timezone", "true", "EST"))
-UNWRAP_TIGHT = ("issue 35 point 1: V4's block written with no newline inside its tags is not read as a call (once read, the "
-                "arguments key stays as the model wrote it, where vLLM unwraps it)")
 for pid, wargs in (("all_props", '{"location": "NYC", "unit": "celsius"}'), ("subset_props", '{"location": "NYC"}')):
     e4(f"TestParallelUnwrapping::test_unwrap_parallel_uses_correct_schema[{pid}]",
        e4_tight(e4_invoke("get_weather", ("arguments", "false", wargs)), EST),
-       [("get_weather", {"arguments": json.loads(wargs)}), ("get_time", {"timezone": "EST"})], tools=W_TOOLS, xfail=UNWRAP_TIGHT)
+       [("get_weather", {"arguments": json.loads(wargs)}), ("get_time", {"timezone": "EST"})], tools=W_TOOLS)
 PAR_STREAM = [TC[0], e4_invoke("get_weather", ("arguments", "false", '{"location": "NYC"}')), EST, TC[1]]
 e4("TestParallelUnwrapping::test_unwrap_parallel_streaming", "".join(PAR_STREAM),
-   [("get_weather", {"arguments": {"location": "NYC"}}), ("get_time", {"timezone": "EST"})], tools=W_TOOLS, chunks=PAR_STREAM, xfail=UNWRAP_TIGHT)
+   [("get_weather", {"arguments": {"location": "NYC"}}), ("get_time", {"timezone": "EST"})], tools=W_TOOLS, chunks=PAR_STREAM)
 e4("TestParallelUnwrapping::test_no_unwrap_parallel_when_no_match",
    e4_tight(e4_invoke("get_weather", ("arguments", "false", '{"unknown_key": "val"}')), EST),
-   [("get_weather", {"arguments": {"unknown_key": "val"}}), ("get_time", {"timezone": "EST"})], tools=W_TOOLS, xfail=TIGHT_V4)
+   [("get_weather", {"arguments": {"unknown_key": "val"}}), ("get_time", {"timezone": "EST"})], tools=W_TOOLS)
 e4("TestParallelUnwrapping::test_unwrap_single_tool_still_works", e4_tight(e4_invoke("get_weather", ("arguments", "false", '{"location": "Beijing"}'))),
-   [("get_weather", {"arguments": {"location": "Beijing"}})], tools=[WEATHER_LOC], xfail=UNWRAP_TIGHT)
+   [("get_weather", {"arguments": {"location": "Beijing"}})], tools=[WEATHER_LOC])
 CONSIST = [TC[0], e4_invoke("get_weather", ("arguments", "false", '{"location": "NYC"}')), TC[1]]
 e4("TestStreamingWrapperConsistency::test_streaming_wrapper_unwrap_consistency", "".join(CONSIST), [("get_weather", {"arguments": {"location": "NYC"}})],
-   tools=[WEATHER_LOC], chunks=CONSIST, xfail=UNWRAP_TIGHT)
+   tools=[WEATHER_LOC], chunks=CONSIST)
 
 
 def berlin_tokens(close: bool = True) -> list[str]:
@@ -563,8 +552,7 @@ for size in (1, 2, 3, 5, None):
     e4(f"TestDelegatingParserLargeDelta::test_tool_calls_extracted_at_all_chunk_sizes[chunk={size}]", "".join(berlin_tokens()), BERLIN,
        reasoning="The user wants the current weather in Berlin.", thinking=True, chunks=grouped(berlin_tokens(), size))
 e4("TestDelegatingParserLargeDelta::test_default_thinking_extracts_tool_call_without_think_end", "".join(berlin_tokens(False)), BERLIN,
-   reasoning="The user wants the current weather in Berlin.\n\n", content=None, thinking=True, chunks=berlin_tokens(False),
-   xfail="issue 35 point 3: a DSML block opened inside unclosed reasoning ends the reasoning (V4 calls tools while thinking)")
+   reasoning="The user wants the current weather in Berlin.\n\n", content=None, thinking=True, chunks=berlin_tokens(False))
 EOS_BLOCK = "\n\n" + dsml_lines("get_weather", dsml_param("location", "Berlin"), block=TC)
 e4("TestDelegatingParserLargeDelta::test_eos_drop_token_does_not_swallow_tool_calls", "The user wants weather." + THINK_CLOSE + EOS_BLOCK,
    [("get_weather", {"location": "Berlin"})], reasoning="The user wants weather.", thinking=True)
@@ -591,8 +579,6 @@ e4("TestLongStringParameterStreaming::test_nullable_union_string_parameter_not_s
 # (TestDeepSeekV4Streaming; one vector per test or sub-case, at one of the widths it streams in)
 # --------------------------------------------------------------------------------------------
 SGL4 = "sgl-project/sglang test/registered/unit/function_call/test_deepseekv4_detector.py @0461b9e3fcab1c01a556513de67d406005645f07::TestDeepSeekV4Streaming::"
-AT_END = ("issue 35 point 1: an invoke closed at the very end of the output, with no newline after its closing tag, is reported "
-          "invalid")
 
 
 def s4_invoke(name: str, params: str = "") -> str:
@@ -619,7 +605,7 @@ s4("test_strict_reasoning_boundary_preserves_tool_argument_literals", BOUNDARY, 
    xfail="issue 35 point 3: a second </think> after the reasoning has closed is a stray marker, not answer text (it lands in the content)")
 s4("test_preamble_in_same_delta_as_tool_call", "Let me check.\n" + s4_weather(), SF, content="Let me check.\n")
 s4("test_preamble_before_bare_invoke_without_wrapper", "Checking.\n" + s4_invoke("get_weather", dsml_param("city", "SF")), SF,
-   content="Checking.\n", xfail=AT_END)
+   content="Checking.\n")
 s4("test_no_dsml_markers_leak_into_normal_text", "Prose.\n" + s4_weather(), SF, content="Prose.\n", chunks=4)
 s4("test_malformed_partial_json_falls_back_to_raw_value", f'{TC[0]}\n{INV}get_weather">\n{PAR}city" string="false">{{"a"', [], invalid=1,
    why="the output stops inside the call: the cut call is reported invalid (SGLang's test only checks that the name streams before "
@@ -634,12 +620,11 @@ for i, value in enumerate(["12345e-3", '{"ratio":12345e-3,"enabled":true}', '[{"
                config.replace("tool_calls", "function_calls"), expected, tools=SET_CONFIG, chunks=7,
                origin=SGL4 + "test_non_string_parameter_is_not_rewritten_after_streaming (DeepSeekV32Detector)"))
 INCOMPLETE = [f'{TC[0]}{INV}get_weather">{PAR}city" string="false">', "123", "45", "e-", "3", f"{PAR_END}{INV_END}{TC[1]}"]
-s4("test_incomplete_non_string_parameter_does_not_emit_a_guessed_value", "".join(INCOMPLETE), [], invalid=1, chunks=INCOMPLETE,
-   why='string="false" makes the value the number 12.345, which breaks the tool\'s string schema for city: the call is reported invalid '
-   "(SGLang passes the number on)")
+s4("test_incomplete_non_string_parameter_does_not_emit_a_guessed_value", "".join(INCOMPLETE), [("get_weather", {"city": "12345e-3"})], chunks=INCOMPLETE,
+   why='string="false" gives way to the schema, which types city as a string: the value is its text as written (SGLang passes the '
+   "number 12.345 on)")
 SAN_FRAN = [f'{TC[0]}{INV}get_weather">{PAR}city" string="true">San Fran', "cisco", f"{PAR_END}{INV_END}{TC[1]}"]
-TIGHT_ALL = "issue 35 point 1: the block, invoke and parameter tags written back to back (no newlines) are not read as a call"
-s4("test_string_parameter_still_streams_incrementally", "".join(SAN_FRAN), [("get_weather", {"city": "San Francisco"})], chunks=SAN_FRAN, xfail=TIGHT_ALL)
+s4("test_string_parameter_still_streams_incrementally", "".join(SAN_FRAN), [("get_weather", {"city": "San Francisco"})], chunks=SAN_FRAN)
 s4("test_truncated_non_string_parameter_is_an_explicit_error", f'{TC[0]}{INV}get_weather">{PAR}city" string="false">[1,2', [], invalid=1)
 DAMAGED = {
     f"\n\n<{DSML}toolcalls>\n\n": None,
@@ -656,9 +641,7 @@ for i, prefix in enumerate(DAMAGED):
     s4(f"test_damaged_wrappers_do_not_become_assistant_preamble[{i}-wrapped]", prefix + s4_weather(), SF, content=None if slip else prefix,
        chunks=7, **({"xfail": "issue 35 point 2: V4-Flash's misspelled wrapper <｜DSML｜toolcalls> is markup, not answer text"} if slip else {"why": DAMAGED_KEPT}))
     s4(f"test_damaged_wrappers_do_not_become_assistant_preamble[{i}-bare]", prefix + s4_invoke("get_weather", dsml_param("city", "SF")), SF,
-       content=None if slip else prefix, chunks=7,
-       xfail="issue 35 point 2: V4-Flash's misspelled wrapper <｜DSML｜toolcalls> is markup (and the invoke closes at the end of the output, point 1)"
-       if slip else AT_END + " (the damaged opener before it stays in the content verbatim, where SGLang drops it)")
+       content=None if slip else prefix, chunks=7)
 QUOTES = [
     f"Example:\n```xml\n{s4_weather('literal')}\n```\n",
     f"Example:\n~~~xml\n{s4_weather('literal')}\n~~~\n",
@@ -667,15 +650,17 @@ QUOTES = [
     f"Example: “<{DSML}toolcalls>”\n",
 ]
 QUOTED = "issue 35 point 3: DSML quoted in a code fence or backticks is text, not a call"
+QUOTED_SLIP = ("issue 35 point 3: V4-Flash's misspelled opener quoted in the answer is text: thinkgate reads it as the block's opener "
+               "(it reads the block's markers wherever the answer has them) and the quoted text after it as content")
 for i, quote in enumerate(QUOTES):
     fenced = i < 3
-    s4(f"test_quoted_dsml_is_not_executed_or_removed[{i}]", quote + s4_weather(), SF, content=quote, chunks=11, **({"xfail": QUOTED} if fenced else {}))
+    s4(f"test_quoted_dsml_is_not_executed_or_removed[{i}]", quote + s4_weather(), SF, content=quote, chunks=11, **({"xfail": QUOTED if fenced else QUOTED_SLIP}))
     s4(f"test_quoted_dsml_is_not_executed_or_removed[{i}-quoted_only]", quote, [], content=quote, **({"xfail": QUOTED} if fenced else {}))
 for i, text in enumerate(["Literal `</parameter>`.", "Example:\n```xml\n</parameter>\n</invoke>\n```",
                           'XML:\n<parameter description="a > b">\nvalue\n</parameter>', "</parameter>",
                           "Text with an unrelated SGML fragment: <![unexpected[."]):
     s4(f"test_strict_mode_preserves_literal_markup_and_balanced_xml[{i}]", text, [], content=text, chunks=1)
-s4("test_strict_mode_keeps_tool_argument_streaming", "".join(SAN_FRAN), [("get_weather", {"city": "San Francisco"})], chunks=SAN_FRAN, xfail=TIGHT_ALL)
+s4("test_strict_mode_keeps_tool_argument_streaming", "".join(SAN_FRAN), [("get_weather", {"city": "San Francisco"})], chunks=SAN_FRAN)
 s4("test_incomplete_dsml_invocation_is_an_explicit_error", f'{TC[0]}{INV}get_weather">', [], invalid=1)
 ECHO = f"Echo `<{DSML}tool_calls>` without interpreting it"
 INDENTED = "Checking.\n" + "\n".join("        " + line for line in (s4_weather(ECHO) + "\n" + s4_weather("NY")).splitlines())
@@ -747,45 +732,44 @@ def mm(test: str, text: str, calls: Any, **kw: Any) -> None:
 SEATTLE = mm_invoke("get_weather", mm_param("city", "Seattle"))
 mm("TestContentStreaming::test_plain_content", "Hello world", [], content="Hello world", chunks=["Hello ", "world"])
 mm("TestContentStreaming::test_content_before_tool_call", "Let me check. " + MM[0] + SEATTLE + MM[1], [("get_weather", {"city": "Seattle"})],
-   content="Let me check. ", chunks=["Let me check. ", MM[0] + SEATTLE + MM[1]], xfail=MM_TIGHT)
+   content="Let me check. ", chunks=["Let me check. ", MM[0] + SEATTLE + MM[1]])
 mm("TestContentStreaming::test_empty_delta_no_crash", "", [], content=None, chunks=[""])
 mm("TestSingleInvoke::test_incremental_chunks", MM[0] + SEATTLE + MM[1], [("get_weather", {"city": "Seattle"})],
-   chunks=[MM[0], '<invoke name="get_weather">', mm_param("city", "Seattle"), "</invoke>" + MM[1]], xfail=MM_TIGHT)
-mm("TestSingleInvoke::test_single_chunk_complete", MM[0] + SEATTLE + MM[1], [("get_weather", {"city": "Seattle"})], xfail=MM_TIGHT)
+   chunks=[MM[0], '<invoke name="get_weather">', mm_param("city", "Seattle"), "</invoke>" + MM[1]])
+mm("TestSingleInvoke::test_single_chunk_complete", MM[0] + SEATTLE + MM[1], [("get_weather", {"city": "Seattle"})])
 mm("TestSingleInvoke::test_multiple_params", MM[0] + mm_invoke("get_weather", mm_param("city", "Seattle"), mm_param("days", 5)) + MM[1],
    [("get_weather", {"city": "Seattle", "days": "5"})],
    chunks=[MM[0], '<invoke name="get_weather">', mm_param("city", "Seattle"), mm_param("days", 5), "</invoke>" + MM[1]], xfail=MM_TIGHT_TEXT)
 OPENAI_GEMINI = [MM[0], mm_invoke("search_web", mm_param("query", "OpenAI")), mm_invoke("search_web", mm_param("query", "Gemini")), MM[1]]
 mm("TestMultipleInvokes::test_two_invokes_incremental", "".join(OPENAI_GEMINI),
-   [("search_web", {"query": "OpenAI"}), ("search_web", {"query": "Gemini"})], chunks=OPENAI_GEMINI, xfail=MM_TIGHT)
+   [("search_web", {"query": "OpenAI"}), ("search_web", {"query": "Gemini"})], chunks=OPENAI_GEMINI)
 AB = [MM[0], mm_invoke("fn_a", mm_param("x", 1)) + mm_invoke("fn_b", mm_param("y", 2)), MM[1]]
 mm("TestMultipleInvokes::test_two_invokes_in_single_delta", "".join(AB), [("fn_a", {"x": "1"}), ("fn_b", {"y": "2"})], chunks=AB, xfail=MM_TIGHT_TEXT)
 DIFF = [MM[0], mm_invoke("get_weather", mm_param("city", "NYC")), mm_invoke("get_stock", mm_param("ticker", "AAPL")), MM[1]]
 mm("TestMultipleInvokes::test_different_functions", "".join(DIFF), [("get_weather", {"city": "NYC"}), ("get_stock", {"ticker": "AAPL"})],
-   chunks=DIFF, xfail=MM_TIGHT)
+   chunks=DIFF)
 mm("TestInternalState::test_prev_tool_call_arr_single", MM[0] + mm_invoke("fn", mm_param("a", 1)) + MM[1], [("fn", {"a": "1"})], xfail=MM_TIGHT_TEXT)
 HW = [MM[0], mm_invoke("search", mm_param("q", "hello")), mm_invoke("search", mm_param("q", "world")), MM[1]]
-mm("TestInternalState::test_prev_tool_call_arr_multiple", "".join(HW), [("search", {"q": "hello"}), ("search", {"q": "world"})], chunks=HW, xfail=MM_TIGHT)
-mm("TestDeltaMessageFormat::test_tool_call_fields", MM[0] + mm_invoke("fn", mm_param("k", "v")) + MM[1], [("fn", {"k": "v"})], xfail=MM_TIGHT)
+mm("TestInternalState::test_prev_tool_call_arr_multiple", "".join(HW), [("search", {"q": "hello"}), ("search", {"q": "world"})], chunks=HW)
+mm("TestDeltaMessageFormat::test_tool_call_fields", MM[0] + mm_invoke("fn", mm_param("k", "v")) + MM[1], [("fn", {"k": "v"})])
 AB2 = [MM[0], mm_invoke("a", mm_param("x", 1)), mm_invoke("b", mm_param("x", 2)), MM[1]]
 mm("TestDeltaMessageFormat::test_multi_invoke_indices", "".join(AB2), [("a", {"x": "1"}), ("b", {"x": "2"})], chunks=AB2, xfail=MM_TIGHT_TEXT)
 EOS = [MM[0], mm_invoke("fn", mm_param("k", "v")), MM[1], ""]
-mm("TestEOSHandling::test_eos_after_tool_calls", "".join(EOS), [("fn", {"k": "v"})], content=None, chunks=EOS, xfail=MM_TIGHT)
+mm("TestEOSHandling::test_eos_after_tool_calls", "".join(EOS), [("fn", {"k": "v"})], content=None, chunks=EOS)
 # the block's closing tag came as a special token whose text the detokenizer left out
 mm("TestEOSHandling::test_end_token_ignored", MM[0] + mm_invoke("fn", mm_param("k", "v")), [("fn", {"k": "v"})],
-   chunks=[MM[0], mm_invoke("fn", mm_param("k", "v")), ""], xfail=MM_TIGHT)
+   chunks=[MM[0], mm_invoke("fn", mm_param("k", "v")), ""])
 LARGE = [MM[0] + '<invoke name="get_weather">', mm_param("city", "Seattle") + mm_param("days", 5) + "</invoke>" + MM[1], ""]
 mm("TestLargeChunks::test_header_and_params_in_separate_chunks", "".join(LARGE), [("get_weather", {"city": "Seattle", "days": "5"})],
    chunks=LARGE, xfail=MM_TIGHT_TEXT)
 PROFILE = [fn("update_profile", nickname={"anyOf": [S, {"type": "null"}]})]
 mm("TestAnyOfNullableParam::test_anyof_nullable_param_non_null_value", MM[0] + mm_invoke("update_profile", mm_param("nickname", "Alice")) + MM[1],
-   [("update_profile", {"nickname": "Alice"})], tools=PROFILE, xfail=MM_TIGHT)
+   [("update_profile", {"nickname": "Alice"})], tools=PROFILE)
 mm("TestAnyOfNullableParam::test_anyof_nullable_param_null_value", MM[0] + mm_invoke("update_profile", mm_param("nickname", "null")) + MM[1],
-   [("update_profile", {"nickname": None})], tools=PROFILE, xfail=MM_TIGHT)
+   [("update_profile", {"nickname": None})], tools=PROFILE)
 mm("TestAnyOfNullableParam::test_anyof_nullable_param_object_value",
    MM[0] + mm_invoke("update_settings", mm_param("config", '{"theme": "dark", "fontSize": 14}')) + MM[1],
-   [("update_settings", {"config": {"theme": "dark", "fontSize": 14}})], tools=[fn("update_settings", config={"anyOf": [O, {"type": "null"}]})],
-   xfail=MM_TIGHT)
+   [("update_settings", {"config": {"theme": "dark", "fontSize": 14}})], tools=[fn("update_settings", config={"anyOf": [O, {"type": "null"}]})])
 
 # --------------------------------------------------------------------------------------------
 # minimax_m2: SGLang test/registered/unit/function_call/test_minimax_m2_detector.py (calls written
@@ -851,29 +835,26 @@ def emm(test: str, text: str, calls: Any, **kw: Any) -> None:
 
 emm("TestNonStreaming::test_no_tool_calls", THINK_CLOSE + "This is a regular response without tool calls.", [], reasoning=None,
     content="This is a regular response without tool calls.", thinking=True)
-emm("TestNonStreaming::test_single_tool_call", MM[0] + SEATTLE + MM[1], [("get_weather", {"city": "Seattle"})], xfail=MM_TIGHT)
+emm("TestNonStreaming::test_single_tool_call", MM[0] + SEATTLE + MM[1], [("get_weather", {"city": "Seattle"})])
 UNCLOSED_UNIT = MM[0] + '<invoke name="get_weather">' + mm_param("city", "Seattle") + '<parameter name="unit">celsius</invoke>' + MM[1]
 emm("TestNonStreaming::test_unclosed_last_parameter_is_preserved", UNCLOSED_UNIT, [], invalid=1, why=UNCLOSED_MM)
 emm("TestNonStreaming::test_multiple_invokes", MM[0] + mm_invoke("search", mm_param("q", "OpenAI")) + mm_invoke("search", mm_param("q", "vLLM")) + MM[1],
-    [("search", {"q": "OpenAI"}), ("search", {"q": "vLLM"})], xfail=MM_TIGHT)
+    [("search", {"q": "OpenAI"}), ("search", {"q": "vLLM"})])
 emm("TestNonStreaming::test_schema_type_coercion", MM[0] + mm_invoke("forecast", mm_param("days", 5), mm_param("include_hourly", "true")) + MM[1],
-    [("forecast", {"days": 5, "include_hourly": True})], tools=[fn("forecast", days=I, include_hourly=B)], xfail=MM_TIGHT)
+    [("forecast", {"days": 5, "include_hourly": True})], tools=[fn("forecast", days=I, include_hourly=B)])
 emm("TestNonStreaming::test_invalid_tool_name_is_rejected", MM[0] + mm_invoke("img_gen", mm_param("prompt", "a cat")) + MM[1], [], invalid=1,
     tools=SEARCH_FREE, why=UNKNOWN_TOOL.replace("SGLang", "vLLM"))
 emm("TestNonStreaming::test_mixed_tool_names_only_return_valid",
     MM[0] + mm_invoke("img_gen", mm_param("prompt", "cat")) + mm_invoke("search", mm_param("query", "news")) + MM[1],
-    [("search", {"query": "news"})], invalid=1, tools=SEARCH_FREE,
-    xfail=MM_TIGHT + " (the call to img_gen, not among the tools, is reported invalid where vLLM drops it)")
+    [("search", {"query": "news"})], invalid=1, tools=SEARCH_FREE)
 emm("TestStreaming::test_streaming_single_tool_call", MM[0] + SEATTLE + MM[1], [("get_weather", {"city": "Seattle"})],
-    chunks=[MM[0], '<invoke name="get_weather">', mm_param("city", "Seattle"), "</invoke>" + MM[1]], xfail=MM_TIGHT)
+    chunks=[MM[0], '<invoke name="get_weather">', mm_param("city", "Seattle"), "</invoke>" + MM[1]])
 emm("TestStreaming::test_streaming_unclosed_last_parameter_is_preserved", UNCLOSED_UNIT, [], invalid=1,
     chunks=[MM[0], '<invoke name="get_weather">', mm_param("city", "Seattle"), '<parameter name="unit">celsius', "</invoke>" + MM[1]], why=UNCLOSED_MM)
 AB3 = [MM[0], mm_invoke("a", mm_param("x", 1)), mm_invoke("b", mm_param("y", 2)), MM[1]]
-emm("TestStreaming::test_streaming_multiple_invokes", "".join(AB3), ANY, chunks=AB3,
-    xfail=MM_TIGHT + " (the test checks only the names streamed: a, b)")
+emm("TestStreaming::test_streaming_multiple_invokes", "".join(AB3), ANY, chunks=AB3)
 SPLIT_QUOTE = [MM[0], "<invoke name=", '"get_weather">', mm_param("city", "Seattle"), "</invoke>" + MM[1]]
-emm("TestStreaming::test_streaming_invoke_prefix_split_before_quote", "".join(SPLIT_QUOTE), [("get_weather", {"city": "Seattle"})], chunks=SPLIT_QUOTE,
-    xfail=MM_TIGHT)
+emm("TestStreaming::test_streaming_invoke_prefix_split_before_quote", "".join(SPLIT_QUOTE), [("get_weather", {"city": "Seattle"})], chunks=SPLIT_QUOTE)
 IMG = [MM[0], '<invoke name="img_gen">', mm_param("prompt", "cat"), "</invoke>" + MM[1]]
 emm("TestStreaming::test_streaming_invalid_tool_name_is_rejected", "".join(IMG), [], invalid=1, tools=SEARCH_FREE, chunks=IMG,
     why=UNKNOWN_TOOL.replace("SGLang", "vLLM"))
@@ -902,9 +883,7 @@ for test, schema, raw, expected in NULLABLE_CASES:
     pieces = [MM[0], '<invoke name="lookup">', mm_param("value", raw), "</invoke>", MM[1]]
     alias = raw in ("none", "nil")
     add(Vector(f"minimax_m2/sglang/{test}", "minimax_m2", "".join(pieces), [] if alias else [("lookup", {"value": expected})], content=None,
-               invalid=1 if alias else 0, tools=[fn("lookup", value=schema)], chunks=pieces, origin=NULLABLE_ORIGIN + test.split("[")[0],
-               xfail=MM_TIGHT + (f" (once read, {raw}, which is not JSON's null, breaks the integer-or-null schema: the call is "
-                                 "reported invalid, where SGLang reads the legacy alias as null)" if alias else "")))
+               invalid=1 if alias else 0, tools=[fn("lookup", value=schema)], chunks=pieces, origin=NULLABLE_ORIGIN + test.split("[")[0]))
 INDEX_ORIGIN = SMM_DIR + "test_minimax_m2_tool_index.py @9d805840064d9fb600e8688c99599652ae12bfdd::TestMinimaxM2ToolIndex::"
 INDEX_TOOLS = [fn("get_weather", city=S), fn("search_web", query=S), fn("calculate", expr=S)]
 
@@ -934,14 +913,12 @@ FINISH_ORIGIN = SMM_DIR + "test_minimax_m2_detector_finish.py @f571114314df8e312
 FINISH_TOOL = [fn("get_weather", city=S)]
 add(Vector("minimax_m2/sglang/test_partial_tool_call_at_end_is_flushed", "minimax_m2",
            "hi " + MM[0] + '<invoke name="get_weather"><parameter name="city">P', [], content="hi ", invalid=1, tools=FINISH_TOOL,
-           origin=FINISH_ORIGIN + "test_partial_tool_call_at_end_is_flushed",
-           xfail=MM_TIGHT + " (its opener stays in the content; the cut call is reported invalid with its text, where SGLang "
-           "flushes it back as content)"))
+           origin=FINISH_ORIGIN + "test_partial_tool_call_at_end_is_flushed"))
 add(Vector("minimax_m2/sglang/test_clean_stream_finish_is_noop", "minimax_m2", "just some text", [], content="just some text", tools=FINISH_TOOL,
            origin=FINISH_ORIGIN + "test_clean_stream_finish_is_noop"))
 add(Vector("minimax_m2/sglang/test_complete_call_not_duplicated_at_finish", "minimax_m2",
            MM[0] + mm_invoke("get_weather", mm_param("city", "Paris")) + MM[1], [("get_weather", {"city": "Paris"})], content=None, tools=FINISH_TOOL,
-           origin=FINISH_ORIGIN + "test_complete_call_not_duplicated_at_finish", xfail=MM_TIGHT))
+           origin=FINISH_ORIGIN + "test_complete_call_not_duplicated_at_finish"))
 
 # --------------------------------------------------------------------------------------------
 # gemma4: vLLM tests/tool_parsers/test_gemma4_tool_parser.py
@@ -1144,8 +1121,7 @@ for pid, text, reasoning, content, thinking, extra in (
     ("multiple_lines", f"{CH[0]}This\nThat{CH[1]}This is the rest\nThat", "This\nThat", "This is the rest\nThat", None, {}),
     ("no_end", f"{CH[0]}This is a reasoning section", "This is a reasoning section", None, None, {}),
     ("empty", "", None, None, None, {}),
-    ("new_line", f"Before\n{CH[0]}This is a reasoning section{CH[1]}\nThis is the rest", "This is a reasoning section", "Before\n\nThis is the rest",
-     None, {"xfail": "issue 35 point 3: Gemma 4's <|channel>…<channel|> after answer text is reasoning"}),
+    ("new_line", f"Before\n{CH[0]}This is a reasoning section{CH[1]}\nThis is the rest", "This is a reasoning section", "Before\n\nThis is the rest", None, {}),
     ("thought_prefix", f"{CH[0]}thought\nActual reasoning here{CH[1]}Final answer", "Actual reasoning here", "Final answer", None, {}),
     ("thought_prefix_only", f"{CH[0]}thought\n{CH[1]}", None, None, None, {}),
     ("thought_prefix_multiline", f"{CH[0]}thought\nLine1\nLine2{CH[1]}Answer", "Line1\nLine2", "Answer", None, {}),
@@ -1571,7 +1547,7 @@ SF_BODY = dsml_param("city", "SF")
 WRAPPED4 = s4_wrapped(s4_invoke("get_weather", SF_BODY))
 BARE4 = s4_invoke("get_weather", SF_BODY)
 sr4("TestPreamblePreservation::test_prose_and_tool_call_one_delta_wrapped", PROSE4 + WRAPPED4, SF, content=PROSE4)
-sr4("TestPreamblePreservation::test_prose_and_tool_call_one_delta_bare", PROSE4 + BARE4, SF, content=PROSE4, chunks=[PROSE4, BARE4], xfail=AT_END)
+sr4("TestPreamblePreservation::test_prose_and_tool_call_one_delta_bare", PROSE4 + BARE4, SF, content=PROSE4, chunks=[PROSE4, BARE4])
 sr4("TestPreamblePreservation::test_prose_and_tool_call_separate_deltas", PROSE4 + WRAPPED4, SF, content=PROSE4, chunks=[PROSE4, WRAPPED4])
 cut = len(PROSE4) + 5
 sr4("TestPreamblePreservation::test_boundary_sweep_wrapped", PROSE4 + WRAPPED4, SF, content=PROSE4,
@@ -1629,8 +1605,8 @@ sr4("TestPreambleLossRegression::test_streaming_same_delta_currently_drops_pream
 sr4("TestPreambleLossRegression::test_streaming_separate_deltas_preserves_preamble", HELP + WRAPPED4, SF, content=HELP, chunks=[HELP, WRAPPED4])
 sr4("TestFenceLeak::test_no_dsml_markers_in_normal_text", "Prose here.\n" + WRAPPED4, SF, content="Prose here.\n", chunks=4)
 sr4("TestMaxTokensTruncation::test_partial_tool_call_emitted_on_truncation", CUT_CALL, [], invalid=1, why=CUT_NAMED)
-sr4("TestBareInvokeWithoutWrapper::test_streaming_detects_bare_invoke", "Prose.\n" + BARE4, SF, content="Prose.\n", xfail=AT_END)
-sr4("TestBareInvokeWithoutWrapper::test_streaming_bare_invoke_chunked", "Prose.\n" + BARE4, SF, content="Prose.\n", chunks=5, xfail=AT_END)
+sr4("TestBareInvokeWithoutWrapper::test_streaming_detects_bare_invoke", "Prose.\n" + BARE4, SF, content="Prose.\n")
+sr4("TestBareInvokeWithoutWrapper::test_streaming_bare_invoke_chunked", "Prose.\n" + BARE4, SF, content="Prose.\n", chunks=5)
 sr4("TestEmptyContentDeltaBeforeTool::test_no_empty_content_sse_chunk", WRAPPED4, SF, content=None, chunks=["", WRAPPED4])
 
 # --------------------------------------------------------------------------------------------
@@ -1638,13 +1614,10 @@ sr4("TestEmptyContentDeltaBeforeTool::test_no_empty_content_sse_chunk", WRAPPED4
 # --------------------------------------------------------------------------------------------
 VR4 = "vllm-project/vllm tests/reasoning/test_deepseekv4_reasoning_parser.py @3e10d2f2431d88c8e7e99a4d8d11aa49e32100f5::"
 READ_FILE_CALL = dsml_lines("read_file", dsml_param("path", "/tmp/example.lean"), block=TC)
-V4_IN_REASONING = "issue 35 point 3: a DSML block opened inside unclosed reasoning ends the reasoning (V4 calls tools while thinking)"
 add(Vector("deepseek_v4/vllm-reasoning/test_tool_call_start_implicitly_ends_reasoning", "deepseek_v4", "Let me search.\n\n" + READ_FILE_CALL, ANY,
-           reasoning="Let me search.\n\n", content=None, thinking=True, origin=VR4 + "test_tool_call_start_implicitly_ends_reasoning",
-           xfail=V4_IN_REASONING))
+           reasoning="Let me search.\n\n", content=None, thinking=True, origin=VR4 + "test_tool_call_start_implicitly_ends_reasoning"))
 add(Vector("deepseek_v4/vllm-reasoning/test_implicit_content_is_parseable_as_tool_call", "deepseek_v4", "Let me search.\n\n" + READ_FILE_CALL,
-           [("read_file", {"path": "/tmp/example.lean"})], thinking=True, origin=VR4 + "test_implicit_content_is_parseable_as_tool_call",
-           xfail=V4_IN_REASONING))
+           [("read_file", {"path": "/tmp/example.lean"})], thinking=True, origin=VR4 + "test_implicit_content_is_parseable_as_tool_call"))
 
 # --------------------------------------------------------------------------------------------
 # deepseek_v3_2 and deepseek_v4: SGLang test/registered/unit/function_call/test_deepseekv32_strict_dsml.py
@@ -1761,17 +1734,15 @@ def seoul(name: str = "get_weather") -> str:
 
 
 SEOUL = [("get_weather", {"city": "Seoul"})]
-ORPHAN_CLOSE = "issue 35 point 1: an invoke closed right before the block's closing tag (no newline between them) is reported invalid"
-emr("test_missing_start_wrapper_recovers_declared_tool", seoul() + TC[1], SEOUL, xfail=ORPHAN_CLOSE)
-emr("test_corrupted_start_wrapper_still_recovers_invoke", f"<{DSML}toolcalls>\n" + seoul() + "\n" + TC[1], SEOUL, content=None,
-    xfail="issue 35 point 2: V4-Flash's misspelled wrapper <｜DSML｜toolcalls> is markup, not answer text")
+emr("test_missing_start_wrapper_recovers_declared_tool", seoul() + TC[1], SEOUL)
+emr("test_corrupted_start_wrapper_still_recovers_invoke", f"<{DSML}toolcalls>\n" + seoul() + "\n" + TC[1], SEOUL, content=None)
 emr("test_undeclared_orphan_invoke_stays_content", seoul("not_declared") + TC[1], [], invalid=1, why=UNKNOWN_TOOL.replace("SGLang drops it", "vLLM keeps it as content"))
 emr("test_orphan_invoke_without_tools_stays_content", seoul() + TC[1], [], invalid=1, tools=[],
     why="a request with no tools admits no call: the call is reported invalid with its text (vLLM keeps it as content)")
 emr("test_truncated_recovery_candidate_flushes_as_content", f"Docs quote {INV}get_wea", [], content="Docs quote ", invalid=1, why=CUT_KEPT)
 emr("test_valid_name_without_invoke_end_stays_content", f'{INV}get_weather">\n{dsml_param("city", "Seoul")}', [], content=None, invalid=1, why=CUT_KEPT)
 ORPHAN = ["Checking.\n", f"<{DSML[:-1]}", f'｜invoke name="get_weather">', f'\n{dsml_param("city", "Seoul")}\n', INV_END, TC[1]]
-emr("test_streaming_orphan_invoke_recovers_after_split_marker", "".join(ORPHAN), SEOUL, content="Checking.\n", chunks=ORPHAN, xfail=ORPHAN_CLOSE)
+emr("test_streaming_orphan_invoke_recovers_after_split_marker", "".join(ORPHAN), SEOUL, content="Checking.\n", chunks=ORPHAN)
 
 # --------------------------------------------------------------------------------------------
 # deepseek_v4 and deepseek_v3_2: vLLM tests/parser/engine/test_dsml_finite.py (tags back to back)
@@ -1790,7 +1761,7 @@ for fmt, block in (("deepseek_v4", TC), ("deepseek_v3_2", FC)):
 WRAPPED_JSON = '{"x":[1e999]}'
 add(Vector("deepseek_v4/vllm-engine/test_string_wrapper_does_not_reintroduce_nonfinite_json[true]", "deepseek_v4",
            f'{TC[0]}{INV}emit">{dsml_param("arguments", WRAPPED_JSON)}{INV_END}{TC[1]}', [("emit", {"arguments": WRAPPED_JSON})],
-           tools=[fn("emit", x=A)], chunks=7, origin=EDF + "test_string_wrapper_does_not_reintroduce_nonfinite_json", xfail=TIGHT_ALL))
+           tools=[fn("emit", x=A)], chunks=7, origin=EDF + "test_string_wrapper_does_not_reintroduce_nonfinite_json"))
 
 # --------------------------------------------------------------------------------------------
 # minimax_m2: vLLM tests/reasoning/test_minimax_m2_reasoning_parser.py (the prompt opens <think>;
@@ -1858,7 +1829,7 @@ for test, size in (("test_bare_thought_reasoning_then_tool_call", 1), ("test_bar
 eg("TestBareThoughtWithoutChannelOpener::test_normal_content_not_classified_as_reasoning", "The answer is 42.", [], reasoning=None,
    content="The answer is 42.", thinking=None, chunks=grouped(["The", " answer", " is", " 42."], 2))
 eg("TestBareThoughtWithoutChannelOpener::test_bare_thought_token_at_end_of_stream", CH[0] + "thought", [], reasoning=None, content=None, thinking=None,
-   chunks=[CH[0], "thought"], xfail="issue 35 point 3: Gemma 4's channel label \"thought\" with no newline after it is the label, not reasoning")
+   chunks=[CH[0], "thought"])
 COMMA = [G[0], "call", ":", "get_weather", "{", "location", ":", Q, "San Francisco", ", CA", Q, ",", "unit", ":", Q, "celsius", Q, "}", G[1]]
 MULTI_COMMA = [G[0], "call", ":", "send_message", "{", "destination", ":", Q, "456 Oakwood Avenue", ", Rivermist", ", 83214", Q, "}", G[1]]
 for test, tokens, calls in (("test_batched_streaming_comma_in_value", COMMA, [("get_weather", {"location": "San Francisco, CA", "unit": "celsius"})]),
@@ -1970,12 +1941,12 @@ def lmm(test: str, text: str, calls: list, **kw: Any) -> None:
 
 lmm("parse_content", HELLO, [], content=HELLO, reasoning=None)
 lmm("parse_content_with_thinking", THOUGHTS + HELLO, [], content=HELLO, reasoning="I'm\nthinking")
-lmm("parse_tool_call", TIGHT_SF, SF_CALL, content=None, xfail=MM_TIGHT)
-lmm("parse_tool_call_with_thinking", THOUGHTS + TIGHT_SF, SF_CALL, content=None, reasoning="I'm\nthinking", xfail=MM_TIGHT)
-lmm("parse_tool_call_then_content", TIGHT_SF + HELLO, SF_CALL, content=HELLO, xfail=MM_TIGHT)
-lmm("parse_tool_call_then_content_with_thinking", THOUGHTS + TIGHT_SF + HELLO, SF_CALL, content=HELLO, reasoning="I'm\nthinking", xfail=MM_TIGHT)
+lmm("parse_tool_call", TIGHT_SF, SF_CALL, content=None)
+lmm("parse_tool_call_with_thinking", THOUGHTS + TIGHT_SF, SF_CALL, content=None, reasoning="I'm\nthinking")
+lmm("parse_tool_call_then_content", TIGHT_SF + HELLO, SF_CALL, content=HELLO)
+lmm("parse_tool_call_then_content_with_thinking", THOUGHTS + TIGHT_SF + HELLO, SF_CALL, content=HELLO, reasoning="I'm\nthinking")
 lmm("streaming_thoughts_content_call", f"{THINK_OPEN}I'm\nthinking\n{THINK_CLOSE}{HELLO}\n{TIGHT_SF}", SF_CALL, content=HELLO + "\n",
-    reasoning="I'm\nthinking\n", xfail=MM_TIGHT + " (verbatim: the reasoning and content keep their newlines, where llama.cpp strips them)")
+    reasoning="I'm\nthinking\n")
 lmm("streaming_thoughts_content_call_spaced", f"{THINK_OPEN}I'm\nthinking\n{THINK_CLOSE}\n\n{HELLO}\n\n{SPACED_SF}\n", SF_CALL,
     content=f"\n\n{HELLO}\n\n", reasoning="I'm\nthinking\n", why=LLAMA_STRIPS)
 lmm("streaming_call_withopt", SPACED_OPT, [("special_function_with_opt", {"arg1": 1, "arg2": 2})], content=None, thinking=False)

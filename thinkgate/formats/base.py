@@ -484,6 +484,24 @@ class LiteralArguments:
         return self.value(values)
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is no JSON value")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"{text} is past JSON's numbers (it reads as infinity)")
+    return value
+
+
+def loads_json(text: str, strict: bool = True) -> Any:
+    """``json.loads`` held to JSON itself: Python's reader also takes ``NaN``, ``Infinity`` and a
+    number past a double's range (read as infinity), which a client's JSON parser refuses; they
+    are a ``ValueError`` here, as any other text that is no JSON."""
+    return json.loads(text, strict=strict, parse_constant=_no_constant, parse_float=_finite)
+
+
 def json_type(value: Any) -> str:
     """The JSON type of ``value`` as a chat template names it (an integer is a number)."""
     if isinstance(value, str):

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..formats import ToolCallFormat
+from ..formats.base import loads_json
 from .json_scanner import JsonScanner
 from .json_wrapper import JsonWrapperScanner
 from .literal_arguments import LiteralArgumentsScanner
@@ -61,7 +62,7 @@ class ArgumentsSchemas:
         if validator is None:
             return None
         try:
-            value = json.loads(arguments)
+            value = loads_json(arguments)
         except ValueError as e:  # the reader read it as JSON: this would be the reader's fault
             return f"arguments are not valid JSON: {e}"
         problem = next(iter(sorted(validator.iter_errors(value), key=lambda e: list(e.absolute_path))), None)

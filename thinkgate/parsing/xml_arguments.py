@@ -25,7 +25,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Optional
 
-from ..formats.base import XmlArguments, admits_free_keys, json_type
+from ..formats.base import XmlArguments, admits_free_keys, json_type, loads_json
 from .spaces import JSON_SPACE_RUN
 
 
@@ -324,7 +324,7 @@ def _typed_json(text: str, schema: Any) -> str:
     schema says (``null`` for a string is the text ``"null"``, text that is no JSON a string),
     so the call keeps what the model wrote."""
     try:
-        value = json.loads(text, strict=False)
+        value = loads_json(text, strict=False)
     except ValueError:
         return _convert(text, schema)
     types, kind = _types(schema), json_type(value)
@@ -402,12 +402,12 @@ def _json(text: str, types: Optional[set[str]]) -> Any:
     written quoted (``"42"``)."""
     try:
         # strict=False: xgrammar's XML styles let raw control characters into nested strings
-        value = json.loads(text, strict=False)
+        value = loads_json(text, strict=False)
     except ValueError:
         return _NOTHING
     if isinstance(value, str) and types is not None and "string" not in types:
         try:
-            value = json.loads(value)
+            value = loads_json(value)
         except ValueError:
             return _NOTHING
         if isinstance(value, (dict, list, str)):
