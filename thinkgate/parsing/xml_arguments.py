@@ -13,9 +13,12 @@ A value may hold the call markup itself (a file that is a parser fixture): it en
 closing tag that pairs with no tag opened inside it and is followed by what can follow a
 parameter (see :meth:`XmlArgumentsScanner._scan_value`).
 
-A value's type comes from the tool's schema: a property that can only be a string is the bare
-text; otherwise the text is read as JSON, and as a string when it is none (which is also what
-the value is when the schema is not known).
+A value's type comes from the tool's schema, or from its tag where the tag names one: a property
+that can only be a string is the bare text; one the schema types otherwise is read as JSON, and
+as a string when it is none. A value that nothing types (no schema, a key the schema does not
+list, a property schema without a type) is its text, as the peers keep it: ``10`` is ``"10"``,
+which loses nothing. A typed tag written without its type (DSML's ``string=`` left out) is read
+as JSON where it is JSON, as vLLM reads it.
 """
 
 from __future__ import annotations
@@ -54,6 +57,7 @@ class XmlArgumentsScanner:
         self._name = re.compile(xml.name_pattern)
         self._key = ""
         self._type: Optional[str] = None  # the word the parameter's tag names its type with (Kimi-K3, DSML)
+        self._bare = False  # the tag is a typed one written without its type
         self._keys: set[str] = set()
         self._out: list[str] = []  # JSON not yet handed over
 
@@ -130,6 +134,7 @@ class XmlArgumentsScanner:
                 self._keys.add(key)
                 self._key = key
                 self._type = None
+                self._bare = untyped
                 self._text = ""
                 self.state = TYPE_NAME if xml.typed and not untyped else BEFORE_VALUE
             elif state == BEFORE_VALUE:
@@ -274,7 +279,7 @@ class XmlArgumentsScanner:
             text = text[len(pad) :] if text.startswith(pad) else text
             text = text[: -len(pad)] if text.endswith(pad) else text
         if self._type is None:
-            value = _convert(text, self._properties.get(self._key))
+            value = _convert(text, self._properties.get(self._key), untyped_json=self._bare)
         else:
             value = _typed(text, self._xml.types_of(self._type), self._properties.get(self._key))
         self._type = None
@@ -379,9 +384,12 @@ def _types(schema: Any) -> Optional[set[str]]:
 _PYTHON_LITERALS = {"True": (True, "boolean"), "False": (False, "boolean"), "None": (None, "null")}
 
 
-def _convert(text: str, schema: Any) -> str:
-    """A parameter's text as the JSON value it stands for."""
+def _convert(text: str, schema: Any, untyped_json: bool = False) -> str:
+    """A parameter's text as the JSON value it stands for: its text where ``schema`` names no
+    type, unless ``untyped_json`` (then JSON where it is JSON)."""
     types = _types(schema)
+    if types is None and not untyped_json:
+        return json.dumps(text, ensure_ascii=False)
     if types != {"string"}:
         value = _json(text, types)
         if value is _NOTHING and types is not None:
