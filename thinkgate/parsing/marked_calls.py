@@ -25,6 +25,7 @@ from .markers import Credits, MarkerSet
 from .markup import Markup
 from .spaces import SPACE_RUN
 from .stages import Reading, Stage
+from .xml_arguments import attribute_text
 
 _MAX_NAME = 256
 
@@ -44,6 +45,9 @@ class MarkedCalls:
         name_at = next((i for i, piece in enumerate(self._pieces) if piece.kind == "name"), 0)
         optional = tools.layout.optional_name_prefix and name_at > 0 and self._pieces[name_at - 1].kind == "text"
         self._optional_prefix = name_at - 1 if optional else -1
+        # a name written as a quoted attribute's value (Kimi-K3's tool="NAME") holds XML references
+        before = self._pieces[name_at - 1].text if name_at > 0 else str(self._call_begin)
+        self._attribute_name = before.endswith('="')
         self._call_object = tools.call_object_layout
         self.markup = Markup(driver, calls, fmt, reading, start_headless=self._start_headless)
         self._headless = self.markup.answer.headless
@@ -244,6 +248,7 @@ class MarkedCalls:
             calls.read_call_object()
             return pos
         name = "".join(self._name)
+        name = attribute_text(name) if self._attribute_name else name
         if self._headless_call and not calls.knows(name):
             return self._not_headless(buf, pos)
         if not name:

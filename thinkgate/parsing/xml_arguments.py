@@ -52,9 +52,10 @@ class XmlArgumentsScanner:
         self._looked = 0  # how far past a closing tag left undecided its lookahead has read
         self._refused: Optional[str] = None  # why the value's last closing tag did not end it
         # keys the schema does not declare may follow (any, where the call is not held to it)
-        self._free = free_keys or admits_free_keys(parameters)
+        self._free = free_keys or _admits_unlisted(parameters)
         self._tags = re.compile(re.escape(xml.value_close) + "|" + re.escape(xml.key_open))
         self._name = re.compile(xml.name_pattern)
+        self._attribute = xml.key_open.endswith('="')  # a key written as an attribute's value
         self._key = ""
         self._type: Optional[str] = None  # the word the parameter's tag names its type with (Kimi-K3, DSML)
         self._bare = False  # the tag is a typed one written without its type
@@ -127,8 +128,11 @@ class XmlArgumentsScanner:
                     self.state = BEFORE_VALUE
                     continue
                 key = self._text
-                if not xml.readable_name(key):
+                # a name in a quoted attribute may hold references (each one character) and a raw
+                # "<" (which templates do not escape there; a marker would have ended the call)
+                if not xml.readable_name(_REFERENCE.sub("_", key).replace("<", "_") if self._attribute else key):
                     return self._fail(f"invalid parameter name {key!r}", pos)
+                key = attribute_text(key) if self._attribute else key
                 if key in self._keys:
                     return self._fail(f"the parameter {key!r} is given twice", pos)
                 self._keys.add(key)
@@ -293,6 +297,39 @@ class XmlArgumentsScanner:
         self.state = FAILED
         self.error = error
         return pos
+
+
+# XML's references: the five entities and numeric characters
+_REFERENCE = re.compile(r"&(?:(amp|quot|lt|gt|apos)|#([0-9]{1,7})|#[xX]([0-9a-fA-F]{1,6}));")
+_ENTITIES = {"amp": "&", "quot": '"', "lt": "<", "gt": ">", "apos": "'"}
+
+
+def attribute_text(raw: str) -> str:
+    """A name written as a quoted attribute's value, its XML references decoded (Kimi-K3's
+    template writes ``&`` and ``"`` in a tool's or key's name as ``&amp;`` and ``&quot;``); a
+    reference to no character stays as written."""
+    return _REFERENCE.sub(_decode_reference, raw) if "&" in raw else raw
+
+
+def _decode_reference(m: re.Match[str]) -> str:
+    if m.group(1):
+        return _ENTITIES[m.group(1)]
+    code = int(m.group(2), 10) if m.group(2) else int(m.group(3), 16)
+    return chr(code) if 0 < code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF else m.group()
+
+
+def _admits_unlisted(parameters: Optional[Mapping[str, Any]]) -> bool:
+    """Whether a key ``parameters`` does not list may follow a value. JSON Schema leaves such a
+    key free unless ``additionalProperties`` (or ``unevaluatedProperties``) is false, but where
+    the schema lists keys, a closing tag followed by another key is read as the value's text (a
+    file holding the tool's markup): a listed key is what ends a value there, as xgrammar's
+    reading (:func:`admits_free_keys`) has it. A schema that lists none (``"properties": {}``)
+    has no such key, so any key follows."""
+    if admits_free_keys(parameters):
+        return True
+    if parameters.get("additionalProperties", True) is False or parameters.get("unevaluatedProperties", True) is False:  # type: ignore[union-attr]
+        return False
+    return not parameters.get("properties")  # type: ignore[union-attr]
 
 
 def _partial_suffix(buf: str, pos: int, end: int, tag: str) -> int:
