@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..formats import ChatFormat
+from ..formats import ChatFormat, is_text
 from .answer import AnswerStages
 from .call_end import CallEndStages
 from .calls import CallTracker
@@ -43,7 +43,7 @@ class Markup:
             driver,
             fmt,
             reading.thinking,
-            recovered=(fmt.reasoning_trigger,) if reading.recover_calls_in_reasoning and fmt.reasoning_trigger else (),
+            recovered=_recovered(fmt) if reading.recover_calls_in_reasoning and fmt.reasoning_trigger else (),
             enter_calls=self.answer.enter_calls,
         )
         self.end = CallEndStages(driver, calls, fmt, then, headless)
@@ -70,3 +70,12 @@ class Markup:
         self.reasoning.flush()
         self.answer.give_back()  # a block the output ended in, with no call begun
         self.end.finish_stage()
+
+
+def _recovered(fmt: ChatFormat) -> tuple[str, ...]:
+    """The tool markup that, written while thinking, opens the calls: the format's trigger, and
+    a call's begin marker written without the section around it (Kimi-K2 calling from inside
+    its reasoning, as llama.cpp reads it), where that marker is a token too."""
+    call_begin = fmt.tools.call_begin
+    extra = (call_begin,) if call_begin and call_begin != fmt.reasoning_trigger and not is_text(call_begin) else ()
+    return (fmt.reasoning_trigger, *extra)
