@@ -1,4 +1,4 @@
-"""The peers' own test cases for seed_oss, glm47, qwen3_5, nemotron_v2, granite4 and exaone4.
+"""The peers' own test cases for seed_oss, glm47, qwen3_5, nemotron_v2, granite4, exaone4 and kimi_k2.
 
 The model outputs and the calls the peers expect come from vLLM's tool-parser tests
 (tests/tool_parsers/test_{seed_oss,glm47_moe,glm47_final_delta_bug,qwen3coder,
@@ -688,6 +688,66 @@ add("exaone4/llama.cpp/call_quoted_in_reasoning", Case(
     "by default a <tool_call> written while thinking ends the reasoning"))
 
 
+# --------------------------------------------------------------------------------------------
+# kimi_k2: vLLM tests/tool_parsers/test_kimi_k2_tool_parser.py (commit 0825a6c3), llama.cpp
+# tests/test-chat.cpp (the Kimi-K2-Thinking template's cases)
+# --------------------------------------------------------------------------------------------
+K_SB, K_SE, K_TB, K_TE, K_AB = (
+    "<|tool_calls_section_begin|>", "<|tool_calls_section_end|>", "<|tool_call_begin|>", "<|tool_call_end|>", "<|tool_call_argument_begin|>")
+
+
+def k_call(call_id: str, args: str, end: str = K_TE) -> str:
+    return K_TB + call_id + " " + K_AB + args + end
+
+
+def kimi(text, calls, **kw):
+    kw.setdefault("thinking", False)
+    return Case("kimi_k2", text, calls, **kw)
+
+
+KEEPS_TEXT = "verbatim: text the model wrote around its calls is content (vLLM drops it)"
+add("kimi_k2/vllm/single_tool_call", kimi("I'll check. " + K_SB + k_call("functions.get_weather:0", '{"city": "Beijing"}') + K_SE,
+                                          [("get_weather", {"city": "Beijing"})], content="I'll check. "))
+add("kimi_k2/vllm/no_functions_prefix", kimi("No prefix. " + K_SB + k_call("get_weather:0", '{"city": "Tokyo"}') + K_SE,
+                                             [("get_weather", {"city": "Tokyo"})], content="No prefix. "))
+add("kimi_k2/vllm/noise_between_markers", kimi(
+    "Reasoning. " + K_SB + " spurious noise " + k_call("functions.test:0", '{"k": "v"} ') + K_SE,
+    [("test", {"k": "v"})], content="Reasoning.  spurious noise ", why=KEEPS_TEXT))
+add("kimi_k2/vllm/content_after_tool_section", kimi(
+    "Before. " + K_SB + k_call("functions.get_weather:0", '{"city": "Tokyo"} ') + K_SE + " After tools.",
+    [("get_weather", {"city": "Tokyo"})], content="Before.  After tools.", why=KEEPS_TEXT))
+add("kimi_k2/vllm/empty_tool_section", kimi("Reasoning. " + K_SB + K_SE, [], content="Reasoning. " + K_SB + K_SE,
+                                            why="a block that holds no call was no tool block: given back whole, markers and all"))
+add("kimi_k2/vllm/invalid_funcall_id", kimi(
+    "Help. " + K_SB + k_call("functions.invalid.0", '{"city": "Beijing"}') + k_call("functions.valid:1", '{"city": "Shanghai"}') + K_SE,
+    [("valid", {"city": "Shanghai"})], content="Help. ", invalid=1,
+    why="a header that cannot be read is reported invalid with its text (vLLM skips it)"))
+add("kimi_k2/vllm/invalid_json_still_extracted", kimi(
+    "Help. " + K_SB + k_call("functions.bad:0", '{"city": "Beijing"') + k_call("functions.good:1", '{"city": "Shanghai"}') + K_SE,
+    [("good", {"city": "Shanghai"})], content="Help. ", invalid=1,
+    why="arguments that are no JSON object are reported invalid, not passed on as a call"))
+add("kimi_k2/vllm/truncated_tool_call", kimi(
+    "I'll check. " + K_SB + k_call("functions.get_weather:0", '{"city": "Bei', end=""), [], content="I'll check. ", invalid=1,
+    why="a call the output cut off is not presented as a complete one"))
+add("kimi_k2/vllm/bare_counter", kimi(
+    "Let me check. " + K_SB + k_call("0", '{"city": "Tokyo", "unit": "celsius"}') + K_SE, [], content="Let me check. ", invalid=1,
+    tools=[fn("get_weather", None, city=S, unit=S)],
+    why="a header that names no tool is invalid: the tool is not guessed from the request's tools or the arguments"))
+KIMI_TWO = [("special_function", {"arg1": 1}), ("python", {"code": "print('hey')"})]
+KIMI_TWO_CALLS = (k_call("functions.special_function:0", '{"arg1": 1}').replace(" " + K_AB, K_AB)
+                  + k_call("functions.python:1", '{"code": "print(\'hey\')"}').replace(" " + K_AB, K_AB))
+add("kimi_k2/llama.cpp/calls_inside_thinking", kimi(
+    "<think>I need to call two functions" + K_SB + KIMI_TWO_CALLS + K_SE, KIMI_TWO,
+    content=None, reasoning="I need to call two functions", thinking="auto", tools=[SF, PYTHON]))
+add("kimi_k2/llama.cpp/calls_inside_thinking_without_section_or_end_markers", kimi(
+    "<think>I need to call two functions" + KIMI_TWO_CALLS.replace(K_TE, ""), KIMI_TWO,
+    content=None, reasoning="I need to call two functions", thinking="auto", tools=[SF, PYTHON]))
+add("kimi_k2/llama.cpp/call_without_any_end", kimi(
+    K_TB + "functions.execute_command:0" + K_AB + '{"command": "ls -lah", "cwd": "/home/jarvis/development/exllamav3", "timeout": 10}',
+    [("execute_command", {"command": "ls -lah", "cwd": "/home/jarvis/development/exllamav3", "timeout": 10})], content=None, thinking="auto",
+    tools=[fn("execute_command", ["command"], command=S, cwd=S, timeout=I)]))
+
+
 def _calls(message):
     return [(c.name, json.loads(c.arguments)) for c in message.tool_calls]
 
@@ -705,7 +765,7 @@ def test_peer_case(case: Case):
 
 def test_every_format_has_cases_and_a_case_is_one_kind():
     formats = {p.values[0].fmt for p in CASES.values()}
-    assert formats == {"seed_oss", "glm47", "qwen3_5", "nemotron_v2", "granite4", "exaone4"}
+    assert formats == {"seed_oss", "glm47", "qwen3_5", "nemotron_v2", "granite4", "exaone4", "kimi_k2"}
     for case_id, p in CASES.items():
         assert case_id.startswith(p.values[0].fmt + "/"), case_id
         # a difference on purpose is asserted; a known failure is xfail: never both
