@@ -1,4 +1,4 @@
-"""The peers' own test cases for seed_oss, glm47, qwen3_5, nemotron_v2, granite4, exaone4 and kimi_k2.
+"""The peers' own test cases for seed_oss, glm47, qwen3_5, nemotron_v2, granite4, exaone4, kimi_k2 and deepseek_v3_1.
 
 The model outputs and the calls the peers expect come from vLLM's tool-parser tests
 (tests/tool_parsers/test_{seed_oss,glm47_moe,glm47_final_delta_bug,qwen3coder,
@@ -748,6 +748,31 @@ add("kimi_k2/llama.cpp/call_without_any_end", kimi(
     tools=[fn("execute_command", ["command"], command=S, cwd=S, timeout=I)]))
 
 
+# --------------------------------------------------------------------------------------------
+# deepseek_v3_1: llama.cpp tests/test-chat-parser.cpp (test_deepseek_v3_1_tool_calls, thinking
+# forced open)
+# --------------------------------------------------------------------------------------------
+def v31_call(name: str, args: str) -> str:
+    return "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>" + name + "<｜tool▁sep｜>" + args + "<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
+
+
+V31_TOKYO2, V31_TOKYO = v31_call("get_time2", '{"city": "Tokyo2"}'), v31_call("get_time", '{"city": "Tokyo"}')
+V31_GO_ON = "REASONING" + V31_TOKYO2 + "REASONING</think>" + V31_TOKYO
+add("deepseek_v3_1/llama.cpp/call_in_reasoning_then_more_reasoning", Case(
+    "deepseek_v3_1", V31_GO_ON, [("get_time2", {"city": "Tokyo2"}), ("get_time", {"city": "Tokyo"})], content=None,
+    reasoning="REASONINGREASONING", thinking=True,
+    why="the tool markup's token written while thinking opens the calls (as the grammar switches to them there): get_time2 is a "
+    "call, and the text after it up to </think> is reasoning again, never content (llama.cpp keeps that call as reasoning text)"))
+add("deepseek_v3_1/llama.cpp/call_in_reasoning_then_more_reasoning_no_recovery", Case(
+    "deepseek_v3_1", V31_GO_ON, [("get_time", {"city": "Tokyo"})], content=None,
+    reasoning="REASONING" + V31_TOKYO2 + "REASONING", thinking=True, options={"recover_calls_in_reasoning": False},
+    why="with recover_calls_in_reasoning=False the same output reads as llama.cpp reads it"))
+add("deepseek_v3_1/llama.cpp/call_in_reasoning_without_close", Case(
+    "deepseek_v3_1", "REASONING" + V31_TOKYO, [("get_time", {"city": "Tokyo"})], content=None, reasoning="REASONING", thinking=True,
+    why="the text before the call was written while thinking: reasoning (llama.cpp makes it content when no </think> follows)"))
+add("deepseek_v3_1/llama.cpp/reasoning_then_content", Case(
+    "deepseek_v3_1", "REASONING</think>CONTENT", [], content="CONTENT", reasoning="REASONING", thinking=True))
+
 def _calls(message):
     return [(c.name, json.loads(c.arguments)) for c in message.tool_calls]
 
@@ -765,7 +790,7 @@ def test_peer_case(case: Case):
 
 def test_every_format_has_cases_and_a_case_is_one_kind():
     formats = {p.values[0].fmt for p in CASES.values()}
-    assert formats == {"seed_oss", "glm47", "qwen3_5", "nemotron_v2", "granite4", "exaone4", "kimi_k2"}
+    assert formats == {"seed_oss", "glm47", "qwen3_5", "nemotron_v2", "granite4", "exaone4", "kimi_k2", "deepseek_v3_1"}
     for case_id, p in CASES.items():
         assert case_id.startswith(p.values[0].fmt + "/"), case_id
         # a difference on purpose is asserted; a known failure is xfail: never both

@@ -44,6 +44,12 @@ class AnswerStages:
         self._calls_after_content = calls_after_content
         self._in_content_only = self._in_content if calls_after_content else MarkerSet((*self._framing, *self._stops))
         self.section_return = Stage.CONTENT  # where reading goes back to after the calls
+        # After calls opened inside the reasoning, the text that follows is held: the reasoning's
+        # close after it makes it reasoning (the model went on thinking), anything else content.
+        close = fmt.reasoning.close if fmt.reasoning.present and not driver.verbatim else ""
+        self._in_held = MarkerSet((close, *markers, *self._framing, *self._stops)) if close else None
+        self._close = close
+        self._held: list[str] | None = None
         # A tool block's text while no call has begun in it: a block that holds none is given
         # back whole, markers and all (it was no tool block).
         self.block: list[str] | None = None
@@ -83,7 +89,34 @@ class AnswerStages:
         else:
             self.d.say_raw(text)
 
+    def hold_after_calls(self) -> None:
+        """The calls about to be read were opened inside the reasoning: hold what follows them."""
+        if self._in_held is not None:
+            self._held = []
+
+    def flush_held(self) -> None:
+        """The output ended while text was held: it was the answer."""
+        if self._held is not None:
+            held, self._held = "".join(self._held), None
+            self.d.say(held)
+
+    def _held_text(self, buf: str, pos: int, credits: Credits | None) -> int:
+        d = self.d
+        p, m = d.emit_until(self._in_held, buf, pos, credits, self._held.append)  # type: ignore[arg-type, union-attr]
+        if m is None:
+            return p
+        held, self._held = "".join(self._held or ()), None
+        if m == self._close:
+            d.take(credits, m)
+            d.reason(held)
+            d.end_reasoning()
+            return p + len(m)
+        d.say(held)
+        return self.content(buf, p, credits)
+
     def content(self, buf: str, pos: int, credits: Credits | None) -> int:
+        if self._held is not None:
+            return self._held_text(buf, pos, credits)
         d = self.d
         markers = self._in_content_only if d.content_seen else self._in_content
         p, m = d.emit_until(markers, buf, pos, credits, d.say)

@@ -12,6 +12,7 @@ from .answer import AnswerStages
 from .call_end import CallEndStages
 from .calls import CallTracker
 from .driver import Driver, Handler
+from .markers import Credits
 from .reasoning import ReasoningStages
 from .stages import Reading, Stage
 
@@ -44,9 +45,13 @@ class Markup:
             fmt,
             reading.thinking,
             recovered=_recovered(fmt) if reading.recover_calls_in_reasoning and fmt.reasoning_trigger else (),
-            enter_calls=self.answer.enter_calls,
+            enter_calls=self._calls_from_reasoning,
         )
         self.end = CallEndStages(driver, calls, fmt, then, headless)
+
+    def _calls_from_reasoning(self, marker: str, at: int, credits: Credits | None, back_to: Stage) -> int:
+        self.answer.hold_after_calls()
+        return self.answer.enter_calls(marker, at, credits, back_to)
 
     def start(self, layout: object) -> None:
         """Hand the layout to the driver, in the stage the output starts in."""
@@ -68,6 +73,7 @@ class Markup:
 
     def finish_stage(self) -> None:
         self.reasoning.flush()
+        self.answer.flush_held()
         self.answer.give_back()  # a block the output ended in, with no call begun
         self.end.finish_stage()
 
