@@ -1,4 +1,5 @@
-"""The peers' own test cases for seed_oss, glm47, qwen3_5, nemotron_v2, granite4, exaone4, kimi_k2 and deepseek_v3_1.
+"""The peers' own test cases for seed_oss, glm47, qwen3_5, nemotron_v2, granite4, exaone4, kimi_k2, deepseek_v3_1 and
+llama3_json.
 
 The model outputs and the calls the peers expect come from vLLM's tool-parser tests
 (tests/tool_parsers/test_{seed_oss,glm47_moe,glm47_final_delta_bug,qwen3coder,
@@ -6,7 +7,8 @@ qwen3_xml_coder_shared,qwen36_bugs,nemotron_nano_v2,nemotron_json,granite4,herme
 and tests/entrypoints/openai/tool_parsers/test_granite4_tool_parser.py), SGLang's
 (test/registered/function_call/test_glm47_moe_detector.py and test_qwen3_coder_detector/) and
 llama.cpp's tests/test-chat.cpp (the Seed-OSS, GLM-4.7-Flash, Qwen3.5, Nemotron-3-Nano and
-Nemotron-Nano-v2 templates). Each case is read whole and streamed (``every_split_agrees``).
+Nemotron-Nano-v2 templates); for kimi_k2, deepseek_v3_1 and llama3_json, the files named in their
+sections. Each case is read whole and streamed (``every_split_agrees``).
 
 A case asserts what the peer expects unless it says ``why``: there thinkgate differs on purpose
 and the case asserts thinkgate's documented behaviour. The rules behind those differences:
@@ -773,6 +775,44 @@ add("deepseek_v3_1/llama.cpp/call_in_reasoning_without_close", Case(
 add("deepseek_v3_1/llama.cpp/reasoning_then_content", Case(
     "deepseek_v3_1", "REASONING</think>CONTENT", [], content="CONTENT", reasoning="REASONING", thinking=True))
 
+# --------------------------------------------------------------------------------------------
+# llama3_json: vLLM tests/tool_parsers/test_llama3_json_tool_parser.py (commit 1e499e36)
+# --------------------------------------------------------------------------------------------
+def llama(text, calls, **kw):
+    return Case("llama3_json", text, calls, **kw)
+
+
+BROKEN_AS_CONTENT = "a call that cannot be read is reported invalid with its text (vLLM returns the text as content)"
+AS_CONTENT = {"on_invalid_call": "content"}
+AFTER_TEXT = ("an answer that starts with text is text: Llama 3's calls are the whole answer (Meta's prompt format), and a "
+              "call object quoted in prose is not made a call (vLLM reads it as one)")
+L_SEARCH, L_INCIDENTS = '{"name": "searchTool", "parameters": {"query": "test1"}}', '{"name": "getOpenIncidentsTool", "parameters": {}}'
+L_THREE = [("searchTool", {"query": "test1"}), ("getOpenIncidentsTool", {}), ("searchTool", {"query": "test2"})]
+L_SEARCH2 = '{"name": "searchTool", "parameters": {"query": "test2"}}'
+add("llama3_json/vllm/with_arguments", llama(
+    '{"name": "searchTool", "parameters": {"query": "test query", "limit": 10}}', [("searchTool", {"query": "test query", "limit": 10})], content=None))
+add("llama3_json/vllm/arguments_key", llama('{"name": "searchTool", "arguments": {"query": "test"}}', [("searchTool", {"query": "test"})]))
+add("llama3_json/vllm/no_json", llama("This is just some text without any tool calls", [], content="This is just some text without any tool calls"))
+add("llama3_json/vllm/multiple_json", llama("; ".join((L_SEARCH, L_INCIDENTS, L_SEARCH2)), L_THREE, content=None))
+add("llama3_json/vllm/multiple_json_with_whitespace", llama(" ; ".join((L_SEARCH, L_INCIDENTS, L_SEARCH2)), L_THREE, content=None))
+for sep_id, sep in (("semicolon_space", "; "), ("semicolon", ";"), ("semicolon_newline", ";\n"), ("newline", "\n")):
+    add(f"llama3_json/vllm/streaming_parallel_separator_{sep_id}", llama(
+        L_SEARCH + sep + L_INCIDENTS, [("searchTool", {"query": "test1"}), ("getOpenIncidentsTool", {})], content=None))
+add("llama3_json/vllm/brace_in_trailing_text", llama(
+    '{"name": "searchTool", "parameters": {"query": "test"}} I used {searchTool} for this.', [("searchTool", {"query": "test"})],
+    content=" I used {searchTool} for this.", why=KEEPS_TEXT))
+for case_id, text in (
+    ("invalid_json", '{"name": "invalidTool", "parameters": {invalid json}'),
+    ("missing_name_key", '{"parameters": {}}'),
+    ("missing_parameters_and_arguments_key", '{"name": "toolWithoutParams"}'),
+):
+    add(f"llama3_json/vllm/{case_id}", llama(text, [], content=None, invalid=1, why=BROKEN_AS_CONTENT))
+    add(f"llama3_json/vllm/{case_id}_as_content", llama(
+        text, [], content=text, options=AS_CONTENT, why="with on_invalid_call='content' the broken call's text is content, as vLLM has it"))
+add("llama3_json/vllm/call_after_text", llama(
+    'Here is the result: {"name": "getOpenIncidentsTool", "parameters": {}} Would you like to know more?', [],
+    content='Here is the result: {"name": "getOpenIncidentsTool", "parameters": {}} Would you like to know more?', why=AFTER_TEXT))
+
 def _calls(message):
     return [(c.name, json.loads(c.arguments)) for c in message.tool_calls]
 
@@ -790,7 +830,7 @@ def test_peer_case(case: Case):
 
 def test_every_format_has_cases_and_a_case_is_one_kind():
     formats = {p.values[0].fmt for p in CASES.values()}
-    assert formats == {"seed_oss", "glm47", "qwen3_5", "nemotron_v2", "granite4", "exaone4", "kimi_k2", "deepseek_v3_1"}
+    assert formats == {"seed_oss", "glm47", "qwen3_5", "nemotron_v2", "granite4", "exaone4", "kimi_k2", "deepseek_v3_1", "llama3_json"}
     for case_id, p in CASES.items():
         assert case_id.startswith(p.values[0].fmt + "/"), case_id
         # a difference on purpose is asserted; a known failure is xfail: never both
