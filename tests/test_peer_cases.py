@@ -1,5 +1,5 @@
-"""The peers' own test cases for seed_oss, glm47, qwen3_5, nemotron_v2, granite4, exaone4, kimi_k2, deepseek_v3_1 and
-llama3_json.
+"""The peers' own test cases for seed_oss, glm47, qwen3_5, nemotron_v2, granite4, exaone4, kimi_k2, deepseek_v3_1,
+llama3_json and glm45.
 
 The model outputs and the calls the peers expect come from vLLM's tool-parser tests
 (tests/tool_parsers/test_{seed_oss,glm47_moe,glm47_final_delta_bug,qwen3coder,
@@ -7,7 +7,7 @@ qwen3_xml_coder_shared,qwen36_bugs,nemotron_nano_v2,nemotron_json,granite4,herme
 and tests/entrypoints/openai/tool_parsers/test_granite4_tool_parser.py), SGLang's
 (test/registered/function_call/test_glm47_moe_detector.py and test_qwen3_coder_detector/) and
 llama.cpp's tests/test-chat.cpp (the Seed-OSS, GLM-4.7-Flash, Qwen3.5, Nemotron-3-Nano and
-Nemotron-Nano-v2 templates); for kimi_k2, deepseek_v3_1 and llama3_json, the files named in their
+Nemotron-Nano-v2 templates); for kimi_k2, deepseek_v3_1, llama3_json and glm45, the files named in their
 sections. Each case is read whole and streamed (``every_split_agrees``).
 
 A case asserts what the peer expects unless it says ``why``: there thinkgate differs on purpose
@@ -813,6 +813,22 @@ add("llama3_json/vllm/call_after_text", llama(
     'Here is the result: {"name": "getOpenIncidentsTool", "parameters": {}} Would you like to know more?', [],
     content='Here is the result: {"name": "getOpenIncidentsTool", "parameters": {}} Would you like to know more?', why=AFTER_TEXT))
 
+# --------------------------------------------------------------------------------------------
+# glm45: vLLM tests/tool_parsers/test_glm4_moe_tool_parser.py
+# --------------------------------------------------------------------------------------------
+GLM45_BEIJING = ("<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Beijing</arg_value>\n"
+                 "<arg_key>date</arg_key>\n<arg_value>2025-08-01</arg_value>\n</tool_call>")
+GLM45_MALFORMED = ("<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Seattle</arg_value>\n"
+                   "<arg_key>incomplete_arg\n<arg_value>value</arg_value>\n</tool_call>")
+add("glm45/vllm/with_thinking_tags", Case(
+    "glm45", "<think>I want to get the weather.</think>\n\nI will help you get the weather.\n" + GLM45_BEIJING,
+    [("get_weather", {"city": "Beijing", "date": "2025-08-01"})], content="\n\nI will help you get the weather.\n",
+    reasoning="I want to get the weather.", thinking="auto", why=VLLM_SPLITS_NO_REASONING))
+add("glm45/vllm/malformed_xml", Case("glm45", GLM45_MALFORMED, [], content=None, invalid=1, why=BROKEN_AS_CONTENT))
+add("glm45/vllm/malformed_xml_as_content", Case(
+    "glm45", GLM45_MALFORMED, [], content=GLM45_MALFORMED, options=AS_CONTENT,
+    why="with on_invalid_call='content' the broken call's text is content, as the peers have it"))
+
 def _calls(message):
     return [(c.name, json.loads(c.arguments)) for c in message.tool_calls]
 
@@ -830,7 +846,7 @@ def test_peer_case(case: Case):
 
 def test_every_format_has_cases_and_a_case_is_one_kind():
     formats = {p.values[0].fmt for p in CASES.values()}
-    assert formats == {"seed_oss", "glm47", "qwen3_5", "nemotron_v2", "granite4", "exaone4", "kimi_k2", "deepseek_v3_1", "llama3_json"}
+    assert formats == {"seed_oss", "glm47", "qwen3_5", "nemotron_v2", "granite4", "exaone4", "kimi_k2", "deepseek_v3_1", "llama3_json", "glm45"}
     for case_id, p in CASES.items():
         assert case_id.startswith(p.values[0].fmt + "/"), case_id
         # a difference on purpose is asserted; a known failure is xfail: never both
