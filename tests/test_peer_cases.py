@@ -1,5 +1,5 @@
 """The peers' own test cases for seed_oss, glm47, qwen3_5, nemotron_v2, granite4, exaone4, kimi_k2, deepseek_v3_1,
-llama3_json and glm45.
+llama3_json, glm45 and mistral.
 
 The model outputs and the calls the peers expect come from vLLM's tool-parser tests
 (tests/tool_parsers/test_{seed_oss,glm47_moe,glm47_final_delta_bug,qwen3coder,
@@ -7,7 +7,7 @@ qwen3_xml_coder_shared,qwen36_bugs,nemotron_nano_v2,nemotron_json,granite4,herme
 and tests/entrypoints/openai/tool_parsers/test_granite4_tool_parser.py), SGLang's
 (test/registered/function_call/test_glm47_moe_detector.py and test_qwen3_coder_detector/) and
 llama.cpp's tests/test-chat.cpp (the Seed-OSS, GLM-4.7-Flash, Qwen3.5, Nemotron-3-Nano and
-Nemotron-Nano-v2 templates); for kimi_k2, deepseek_v3_1, llama3_json and glm45, the files named in their
+Nemotron-Nano-v2 templates); for kimi_k2, deepseek_v3_1, llama3_json, glm45 and mistral, the files named in their
 sections. Each case is read whole and streamed (``every_split_agrees``).
 
 A case asserts what the peer expects unless it says ``why``: there thinkgate differs on purpose
@@ -829,6 +829,28 @@ add("glm45/vllm/malformed_xml_as_content", Case(
     "glm45", GLM45_MALFORMED, [], content=GLM45_MALFORMED, options=AS_CONTENT,
     why="with on_invalid_call='content' the broken call's text is content, as the peers have it"))
 
+# --------------------------------------------------------------------------------------------
+# mistral (Magistral): llama.cpp tests/test-chat.cpp, a [TOOL_CALLS] inside [THINK] (the vector as
+# downstream projects' tests quote it)
+# --------------------------------------------------------------------------------------------
+M_FAKE = '[TOOL_CALLS]fake[ARGS]{"x":1}'
+M_REAL = '[THINK]Let me think about ' + M_FAKE + ' and more[/THINK][TOOL_CALLS]real_fn[ARGS]{"y":2}'
+M_NONE = "[THINK]I might call " + M_FAKE + "[/THINK]Done."
+NO_RECOVERY = {"recover_calls_in_reasoning": False}
+RECOVERED = ("the tool markup's token written while thinking opens the calls (as the grammar switches to them there): the "
+             "fake call is read, and the text after it up to [/THINK] is reasoning again (llama.cpp keeps it all reasoning)")
+add("mistral/llama.cpp/call_marker_in_reasoning", Case(
+    "mistral", M_REAL, [("fake", {"x": 1}), ("real_fn", {"y": 2})], content=None, reasoning="Let me think about  and more",
+    thinking="auto", why=RECOVERED))
+add("mistral/llama.cpp/call_marker_in_reasoning_no_recovery", Case(
+    "mistral", M_REAL, [("real_fn", {"y": 2})], content=None, reasoning="Let me think about " + M_FAKE + " and more",
+    thinking="auto", options=NO_RECOVERY, why="with recover_calls_in_reasoning=False the same output reads as llama.cpp reads it"))
+add("mistral/llama.cpp/call_marker_in_reasoning_no_real_call", Case(
+    "mistral", M_NONE, [("fake", {"x": 1})], content="Done.", reasoning="I might call ", thinking="auto", why=RECOVERED))
+add("mistral/llama.cpp/call_marker_in_reasoning_no_real_call_no_recovery", Case(
+    "mistral", M_NONE, [], content="Done.", reasoning="I might call " + M_FAKE, thinking="auto", options=NO_RECOVERY,
+    why="with recover_calls_in_reasoning=False the same output reads as llama.cpp reads it"))
+
 def _calls(message):
     return [(c.name, json.loads(c.arguments)) for c in message.tool_calls]
 
@@ -846,7 +868,7 @@ def test_peer_case(case: Case):
 
 def test_every_format_has_cases_and_a_case_is_one_kind():
     formats = {p.values[0].fmt for p in CASES.values()}
-    assert formats == {"seed_oss", "glm47", "qwen3_5", "nemotron_v2", "granite4", "exaone4", "kimi_k2", "deepseek_v3_1", "llama3_json", "glm45"}
+    assert formats == {"seed_oss", "glm47", "qwen3_5", "nemotron_v2", "granite4", "exaone4", "kimi_k2", "deepseek_v3_1", "llama3_json", "glm45", "mistral"}
     for case_id, p in CASES.items():
         assert case_id.startswith(p.values[0].fmt + "/"), case_id
         # a difference on purpose is asserted; a known failure is xfail: never both

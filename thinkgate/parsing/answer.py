@@ -100,19 +100,39 @@ class AnswerStages:
             held, self._held = "".join(self._held), None
             self.d.say(held)
 
-    def _held_text(self, buf: str, pos: int, credits: Credits | None) -> int:
+    @property
+    def holding(self) -> bool:
+        return self._held is not None
+
+    @property
+    def reasoning_close(self) -> str:
+        return self._close
+
+    def hold(self, text: str) -> bool:
+        """Hold ``text``, if text is held."""
+        if self._held is None:
+            return False
+        self._held.append(text)
+        return True
+
+    def release(self, marker: str, credits: Credits | None) -> None:
+        """``marker`` ends the held text: the reasoning's close makes it reasoning (and is
+        markup), anything else makes it the answer."""
         d = self.d
-        p, m = d.emit_until(self._in_held, buf, pos, credits, self._held.append)  # type: ignore[arg-type, union-attr]
-        if m is None:
-            return p
         held, self._held = "".join(self._held or ()), None
-        if m == self._close:
-            d.take(credits, m)
+        if marker == self._close:
+            d.take(credits, marker)
             d.reason(held)
             d.end_reasoning()
-            return p + len(m)
-        d.say(held)
-        return self.content(buf, p, credits)
+        else:
+            d.say(held)
+
+    def _held_text(self, buf: str, pos: int, credits: Credits | None) -> int:
+        p, m = self.d.emit_until(self._in_held, buf, pos, credits, self.hold)  # type: ignore[arg-type]
+        if m is None:
+            return p
+        self.release(m, credits)
+        return p + len(m) if m == self._close else self.content(buf, p, credits)
 
     def content(self, buf: str, pos: int, credits: Credits | None) -> int:
         if self._held is not None:

@@ -56,6 +56,10 @@ class MarkedCalls:
         self._in_section = MarkerSet(
             (self._call_begin, self._section_end, self._section_begin, tools.call_end, *stops, self._headless)
         )
+        # while the text after calls opened inside the reasoning is held (see AnswerStages.hold),
+        # the reasoning's close may still come
+        close = self.markup.answer.reasoning_close
+        self._in_section_held = MarkerSet((*self._in_section.markers, close)) if close else self._in_section
         # a name that ends the header ends where an object literal's arguments open (Gemma 4)
         opening = tools.literal.object[0] if tools.literal is not None else ""
         self._name_run = _name_run(self._pieces, (*self.markup.end.in_call.markers, opening))
@@ -73,9 +77,13 @@ class MarkedCalls:
 
     def section(self, buf: str, pos: int, credits: Credits | None) -> int:
         d, answer = self.d, self.markup.answer
-        p, m = d.emit_until(self._in_section, buf, pos, credits, self._stray)
+        p, m = d.emit_until(self._in_section_held if answer.holding else self._in_section, buf, pos, credits, self._stray)
         if m is None:
             return p
+        if answer.holding and (m == answer.reasoning_close or m in self._stops):
+            answer.release(m, credits)
+            if m == answer.reasoning_close:
+                return p + len(m)
         if m == self._call_begin:
             for text in answer.call_begins():
                 d.say(text)
@@ -125,7 +133,8 @@ class MarkedCalls:
 
     def _stray(self, text: str) -> None:
         """Text in a section, not in a call: the answer's, unless the block may still be none."""
-        if not self.markup.answer.keep(text):
+        answer = self.markup.answer
+        if not answer.keep(text) and not answer.hold(text):
             self.d.say(text)
 
     def _reset_header(self) -> None:

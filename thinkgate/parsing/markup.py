@@ -48,6 +48,11 @@ class Markup:
             enter_calls=self._calls_from_reasoning,
         )
         self.end = CallEndStages(driver, calls, fmt, then, headless)
+        self.end.say = self._say_after_call
+
+    def _say_after_call(self, text: str) -> None:
+        if not self.answer.hold(text):
+            self.d.say(text)
 
     def _calls_from_reasoning(self, marker: str, at: int, credits: Credits | None, back_to: Stage) -> int:
         self.answer.hold_after_calls()
