@@ -714,7 +714,6 @@ s4("test_opt_in_marker_policy_does_not_filter_ordinary_text", LITERAL_TAGS, [], 
 MM = ("<minimax:tool_call>", "</minimax:tool_call>")
 VMM = "vllm-project/vllm tests/tool_parsers/test_minimax_m2_tool_parser.py @0c927c3451653f28e60cd552cff13ddc3c9ff49e::"
 MM_TIGHT = "issue 35 point 1: MiniMax-M2's block, invoke and parameter tags written back to back (no newlines) are not read as a call"
-MM_TIGHT_TEXT = MM_TIGHT + " (and point 4: with no schema, a value's text is kept, \"5\" not 5)"
 
 
 def mm_param(key: str, value: Any) -> str:
@@ -739,21 +738,21 @@ mm("TestSingleInvoke::test_incremental_chunks", MM[0] + SEATTLE + MM[1], [("get_
 mm("TestSingleInvoke::test_single_chunk_complete", MM[0] + SEATTLE + MM[1], [("get_weather", {"city": "Seattle"})])
 mm("TestSingleInvoke::test_multiple_params", MM[0] + mm_invoke("get_weather", mm_param("city", "Seattle"), mm_param("days", 5)) + MM[1],
    [("get_weather", {"city": "Seattle", "days": "5"})],
-   chunks=[MM[0], '<invoke name="get_weather">', mm_param("city", "Seattle"), mm_param("days", 5), "</invoke>" + MM[1]], xfail=MM_TIGHT_TEXT)
+   chunks=[MM[0], '<invoke name="get_weather">', mm_param("city", "Seattle"), mm_param("days", 5), "</invoke>" + MM[1]])
 OPENAI_GEMINI = [MM[0], mm_invoke("search_web", mm_param("query", "OpenAI")), mm_invoke("search_web", mm_param("query", "Gemini")), MM[1]]
 mm("TestMultipleInvokes::test_two_invokes_incremental", "".join(OPENAI_GEMINI),
    [("search_web", {"query": "OpenAI"}), ("search_web", {"query": "Gemini"})], chunks=OPENAI_GEMINI)
 AB = [MM[0], mm_invoke("fn_a", mm_param("x", 1)) + mm_invoke("fn_b", mm_param("y", 2)), MM[1]]
-mm("TestMultipleInvokes::test_two_invokes_in_single_delta", "".join(AB), [("fn_a", {"x": "1"}), ("fn_b", {"y": "2"})], chunks=AB, xfail=MM_TIGHT_TEXT)
+mm("TestMultipleInvokes::test_two_invokes_in_single_delta", "".join(AB), [("fn_a", {"x": "1"}), ("fn_b", {"y": "2"})], chunks=AB)
 DIFF = [MM[0], mm_invoke("get_weather", mm_param("city", "NYC")), mm_invoke("get_stock", mm_param("ticker", "AAPL")), MM[1]]
 mm("TestMultipleInvokes::test_different_functions", "".join(DIFF), [("get_weather", {"city": "NYC"}), ("get_stock", {"ticker": "AAPL"})],
    chunks=DIFF)
-mm("TestInternalState::test_prev_tool_call_arr_single", MM[0] + mm_invoke("fn", mm_param("a", 1)) + MM[1], [("fn", {"a": "1"})], xfail=MM_TIGHT_TEXT)
+mm("TestInternalState::test_prev_tool_call_arr_single", MM[0] + mm_invoke("fn", mm_param("a", 1)) + MM[1], [("fn", {"a": "1"})])
 HW = [MM[0], mm_invoke("search", mm_param("q", "hello")), mm_invoke("search", mm_param("q", "world")), MM[1]]
 mm("TestInternalState::test_prev_tool_call_arr_multiple", "".join(HW), [("search", {"q": "hello"}), ("search", {"q": "world"})], chunks=HW)
 mm("TestDeltaMessageFormat::test_tool_call_fields", MM[0] + mm_invoke("fn", mm_param("k", "v")) + MM[1], [("fn", {"k": "v"})])
 AB2 = [MM[0], mm_invoke("a", mm_param("x", 1)), mm_invoke("b", mm_param("x", 2)), MM[1]]
-mm("TestDeltaMessageFormat::test_multi_invoke_indices", "".join(AB2), [("a", {"x": "1"}), ("b", {"x": "2"})], chunks=AB2, xfail=MM_TIGHT_TEXT)
+mm("TestDeltaMessageFormat::test_multi_invoke_indices", "".join(AB2), [("a", {"x": "1"}), ("b", {"x": "2"})], chunks=AB2)
 EOS = [MM[0], mm_invoke("fn", mm_param("k", "v")), MM[1], ""]
 mm("TestEOSHandling::test_eos_after_tool_calls", "".join(EOS), [("fn", {"k": "v"})], content=None, chunks=EOS)
 # the block's closing tag came as a special token whose text the detokenizer left out
@@ -761,7 +760,7 @@ mm("TestEOSHandling::test_end_token_ignored", MM[0] + mm_invoke("fn", mm_param("
    chunks=[MM[0], mm_invoke("fn", mm_param("k", "v")), ""])
 LARGE = [MM[0] + '<invoke name="get_weather">', mm_param("city", "Seattle") + mm_param("days", 5) + "</invoke>" + MM[1], ""]
 mm("TestLargeChunks::test_header_and_params_in_separate_chunks", "".join(LARGE), [("get_weather", {"city": "Seattle", "days": "5"})],
-   chunks=LARGE, xfail=MM_TIGHT_TEXT)
+   chunks=LARGE)
 PROFILE = [fn("update_profile", nickname={"anyOf": [S, {"type": "null"}]})]
 mm("TestAnyOfNullableParam::test_anyof_nullable_param_non_null_value", MM[0] + mm_invoke("update_profile", mm_param("nickname", "Alice")) + MM[1],
    [("update_profile", {"nickname": "Alice"})], tools=PROFILE)
@@ -1298,8 +1297,7 @@ sk3("test_detect_and_parse_multiple_calls", AB_K3, [("python", {"code": "a"}), (
 sk3("test_detect_and_parse_unclosed_tools_section", K3_TOOLS[0] + k3_call("python", 1, {"code": ("string", "x")}), [("python", {"code": "x"})])
 sk3("test_attr_unescaping_and_raw_string_args",
     f'{K3_TOOLS[0]}{XO}call tool="a&amp;b" index="1"{XS}{XO}argument key="q" type="string"{XS}say &quot;hi&quot;{XC}argument{XS}{XC}call{XS}{K3_TOOLS[1]}',
-    [("a&b", {"q": "say &quot;hi&quot;"})], tools=None,
-    xfail="issue 35 point 5: XML character references in a tool name are decoded (a&amp;b is the tool a&b); a string value is raw text")
+    [("a&b", {"q": "say &quot;hi&quot;"})], tools=None)
 sk3("test_non_string_arg_json_decoding",
     K3_TOOLS[0] + k3_call("python", 1, {"n": ("number", "42"), "flag": ("boolean", "true"), "bad": ("object", "{not json")}) + K3_TOOLS[1], [],
     invalid=1, why='a value typed "object" that is not JSON is reported invalid with the call\'s text (SGLang passes "{not json" on as a string)')
@@ -1349,7 +1347,6 @@ vk3r("test_delegating_parser_thinking_false_streams_response_content", f"OK{K3_R
 # --------------------------------------------------------------------------------------------
 EQ = "vllm-project/vllm tests/parser/engine/test_qwen3.py @049d8df27dda4fd0caffa289ea12bfe5a47ac794::"
 TC_Q = ("<tool_call>", "</tool_call>")
-NO_SCHEMA_TEXT = "issue 35 point 4: with no schema, and Qwen's tag typing nothing, a value's text is kept (\"42\", not 42)"
 
 
 def eq(test: str, text: str, calls: Any, **kw: Any) -> None:
@@ -1374,14 +1371,14 @@ eq("TestNonStreaming::test_various_data_types", qcall("test_function", qp("strin
                                                      qp("bool_field", "true"), qp("null_field", "null"), qp("array_field", '["a", "b", "c"]'),
                                                      qp("object_field", '{"nested": "value"}')),
    [("test_function", {"string_field": "hello", "int_field": "42", "float_field": "3.14", "bool_field": "true", "null_field": "null",
-                       "array_field": '["a", "b", "c"]', "object_field": '{"nested": "value"}'})], xfail=NO_SCHEMA_TEXT)
+                       "array_field": '["a", "b", "c"]', "object_field": '{"nested": "value"}'})])
 eq("TestNonStreaming::test_empty_arguments", f"{TC_Q[0]}\n<function=refresh>\n</function>\n{TC_Q[1]}", [("refresh", {})])
 eq("TestNonStreaming::test_surrounding_text", "Let me check the weather for you.\n\n" + TOKYO_Q + "\n\nI will get that information.",
    [("get_weather", {"city": "Tokyo"})], content="Let me check the weather for you.\n\n\n\nI will get that information.")
 ESCAPED = {"quoted": 'He said "hello"', "path": "C:\\Users\\file.txt", "newline": "line1\nline2"}
 eq("TestNonStreaming::test_escaped_strings", qcall("test_function", *(qp(k, v) for k, v in ESCAPED.items())), [("test_function", ESCAPED)])
 eq("TestNonStreaming::test_multiple_parameters", qcall("search", qp("query", "vllm parsing"), qp("limit", 10), qp("exact_match", "false")),
-   [("search", {"query": "vllm parsing", "limit": "10", "exact_match": "false"})], xfail=NO_SCHEMA_TEXT)
+   [("search", {"query": "vllm parsing", "limit": "10", "exact_match": "false"})])
 BASH_Q = qcall("Bash", "<parameter=command>\nls -la /tmp\n</parameter>", "<parameter=description>\nList files in /tmp directory\n</parameter>")
 eq("TestNonStreaming::test_multiline_param_values", BASH_Q, [("Bash", {"command": "ls -la /tmp", "description": "List files in /tmp directory"})])
 TWO_Q = (qcall("Bash", "<parameter=command>\nfind /workspace -name '*.py' | head -20\n</parameter>", "<parameter=description>\nFind Python files\n</parameter>")
@@ -1393,7 +1390,7 @@ eq("TestNonStreaming::test_consecutive_tool_calls_without_tool_end",
    [("get_weather", {"city": "Tokyo"}), ("get_weather", {"city": "Paris"})])
 QUESTIONS = '[{"question": "Pick a color", "multiSelect": false, "answer": null}]'
 eq("TestNonStreaming::test_nested_json_array_parameter", f"{TC_Q[0]}\n<function=AskUserQuestion>\n{qp('questions', QUESTIONS)}\n</function>\n{TC_Q[1]}",
-   [("AskUserQuestion", {"questions": QUESTIONS})], xfail=NO_SCHEMA_TEXT)
+   [("AskUserQuestion", {"questions": QUESTIONS})])
 
 
 def eqs(test: str, chunks: list, calls: Any, **kw: Any) -> None:
@@ -1410,14 +1407,14 @@ eqs("test_streaming_empty_args", [TC_Q[0] + "\n", "<function=refresh>\n", "</fun
 eqs("test_streaming_split_parameter_tag", [TC_Q[0] + "\n", "<function=test>\n", "<parameter=", "name>Alice", "</parameter>\n", "</function>\n", TC_Q[1]],
     [("test", {"name": "Alice"})])
 eqs("test_streaming_numeric_values", [TC_Q[0] + "\n", "<function=set_config>\n", qp("count", 42) + "\n", qp("active", "true") + "\n", "</function>\n", TC_Q[1]],
-    [("set_config", {"count": "42", "active": "true"})], xfail=NO_SCHEMA_TEXT)
+    [("set_config", {"count": "42", "active": "true"})])
 eqs("test_streaming_parallel_calls", [TC_Q[0] + "\n", "<function=get_weather>\n", qp("city", "Tokyo") + "\n", "</function>\n", TC_Q[1],
                                       TC_Q[0] + "\n", "<function=get_time>\n", qp("tz", "JST") + "\n", "</function>\n", TC_Q[1]],
     [("get_weather", {"city": "Tokyo"}), ("get_time", {"tz": "JST"})])
 eqs("test_streaming_value_split_across_chunks", [TC_Q[0] + "\n", "<function=search>\n", "<parameter=query>hello ", "world", " test</parameter>\n",
                                                  "</function>\n", TC_Q[1]], [("search", {"query": "hello world test"})])
 eqs("test_streaming_split_tool_call_tag", [TC_Q[0] + "\n", "<function=test>\n", "<parameter=x>1", "</parameter>\n", "</function>\n", TC_Q[1]],
-    [("test", {"x": "1"})], xfail=NO_SCHEMA_TEXT)
+    [("test", {"x": "1"})])
 ECHO_Q = qcall("echo", qp("msg", "hi"))
 eq("TestStreaming::test_char_by_char_streaming", ECHO_Q, [("echo", {"msg": "hi"})], chunks=1)
 ML = [TC_Q[0] + "\n", "<function=Bash>\n", "<parameter=command>\n", "ls -la /tmp\n", "</parameter>\n", "<parameter=description>\n", "List files\n",
@@ -1437,7 +1434,7 @@ TASK = [fn("TaskUpdate", taskId=S, count=I, ratio=N, flag=S)]
 eq("TestSchemaAwareTypeCoercion::test_string_param_not_coerced_to_int", qcall("TaskUpdate", qp("taskId", 1)), [("TaskUpdate", {"taskId": "1"})], tools=TASK)
 eq("TestSchemaAwareTypeCoercion::test_string_param_not_coerced_to_bool", qcall("TaskUpdate", qp("flag", "true")), [("TaskUpdate", {"flag": "true"})], tools=TASK)
 eq("TestSchemaAwareTypeCoercion::test_int_param_still_coerced", qcall("TaskUpdate", qp("count", 42)), [("TaskUpdate", {"count": 42})], tools=TASK)
-eq("TestSchemaAwareTypeCoercion::test_no_tools_keeps_strings", qcall("TaskUpdate", qp("taskId", 1)), [("TaskUpdate", {"taskId": "1"})], xfail=NO_SCHEMA_TEXT)
+eq("TestSchemaAwareTypeCoercion::test_no_tools_keeps_strings", qcall("TaskUpdate", qp("taskId", 1)), [("TaskUpdate", {"taskId": "1"})])
 eqs("test_streaming_string_param_not_coerced", [TC_Q[0] + "\n", "<function=TaskUpdate>\n", qp("taskId", 1) + "\n", "</function>\n", TC_Q[1]],
     [("TaskUpdate", {"taskId": "1"})], tools=TASK)
 eq("TestAnyOfTypeCoercion::test_anyof_string_param_not_coerced", qcall("set_config", qp("port", 8080)), [("set_config", {"port": "8080"})],
@@ -2008,14 +2005,13 @@ for test, name, params, args in (
      {"data": "SGVsbG8gV29ybGQhIFRoaXMgaXMgYmFzZTY0IGVuY29kZWQgdGV4dC4="}),
     ("large_number", "number_function", [("big_int", "      999999999999999999999999999999999999999999999999999999999999")], {"big_int": 1e60}),
 ):
-    # a string value keeps the text the model wrote between the tags (its indentation and the closing tag's)
-    verbatim = {k: raw + "\n    " for k, raw in params if isinstance(args[k], str)}
-    why = ("verbatim: a string value keeps its text as written, indentation included (Qwen3-Coder's template pads a value with "
-           "one newline each side, read as framing); llama.cpp strips the whitespace") if verbatim else ""
-    if test == "large_number":
-        verbatim, why = {"big_int": 999999999999999999999999999999999999999999999999999999999999}, (
-            "the number keeps all its digits (JSON sets no limit); llama.cpp rounds it to a double, 1e+60")
-    lqx(test, indented(name, *params), [(name, {**args, **verbatim})], content=None, why=why)
+    # no tools: no schema types a value, so each is the text the model wrote between the tags
+    # (its indentation and the closing tag's), as vLLM and SGLang keep it (issue 35, point 4)
+    verbatim = {k: raw + "\n    " for k, raw in params}
+    why = ("verbatim: with no schema a value is its text as written, indentation included (Qwen3-Coder's template pads a value "
+           "with one newline each side, read as framing; vLLM and SGLang keep the text); llama.cpp strips the whitespace and reads "
+           "JSON where the text is one")
+    lqx(test, indented(name, *params), [(name, verbatim)], content=None, why=why)
 lqx("mixed_content", "I'll help you search for products. " + indented("search_function", ("query", "      laptops")),
     [("search_function", {"query": "      laptops\n    "})], content="I'll help you search for products. ",
     why="verbatim: a string value keeps its text as written, indentation included; llama.cpp strips the whitespace")

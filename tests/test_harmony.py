@@ -347,3 +347,31 @@ def test_a_commentary_message_to_the_assistant_is_a_message():
 
     m = every_split_agrees("<|channel|>commentary to=assistant<|message|>Checking.<|end|>", format="gpt_oss", thinking=False)
     assert (m.content, m.invalid_tool_calls, m.builtin_tool_calls) == ("Checking.", [], [])
+
+
+@pytest.mark.parametrize(
+    ("text", "reasoning", "content"),
+    [
+        # llama.cpp tests/test-chat.cpp (the gpt-oss template's cases): a stray "commentary
+        # to=assistant" header before the analysis channel; vLLM's HarmonyParser made it a call
+        # named "assistant<|channel|>analysis" (vLLM issue #58825)
+        (
+            "<|channel|>commentary to=assistant<|channel|>analysis<|message|>I'm\nthinking<|end|>"
+            "<|start|>assistant<|channel|>final<|message|>Hello, world!\nWhat's up?",
+            "I'm\nthinking",
+            "Hello, world!\nWhat's up?",
+        ),
+        # the same slip before the final channel
+        ("<|start|>assistant<|channel|>commentary to=assistant<|channel|>final<|message|>secret", None, "secret"),
+    ],
+)
+def test_a_stray_header_addressed_to_the_assistant_gives_way_to_the_channel_after_it(text, reasoning, content):
+    m = every_chunking_agrees(text, thinking="auto")
+    assert (m.reasoning_content, m.content, m.tool_calls, m.invalid_tool_calls) == (reasoning, content, [], [])
+
+
+def test_a_header_naming_two_channels_after_a_call_recipient_is_no_header():
+    # a recipient that is a function is a call's header: a second channel after it is not read
+    text = "<|channel|>commentary to=functions.get_weather<|channel|>analysis<|message|>x"
+    m = every_chunking_agrees(text, thinking="auto", tools=TOOLS)
+    assert m.tool_calls == [] and (m.content or "") + "".join(c.text for c in m.invalid_tool_calls) == text

@@ -221,3 +221,44 @@ PEER_CASES = [
 def test_the_peers_cases(text, thinking, reasoning, content, calls):
     m = every_split_agrees(text, format="kimi_k3", thinking=thinking)
     assert (m.reasoning_content, m.content, _calls(m)) == (reasoning, content, calls)
+
+
+# Names in attributes: the template escapes "&" and '"' there (vLLM's and SGLang's Kimi-K3 parsers
+# decode &amp; and &quot;); values are raw text and stay as written.
+def _k3_call(tool: str, *arguments: tuple[str, str, str]) -> str:
+    args = "".join(_O + f'argument key="{k}" type="{t}"' + _S + v + _C + "argument" + _S for k, t, v in arguments)
+    return _O + "tools" + _S + _O + f'call tool="{tool}" index="1"' + _S + args + _C + "call" + _S + _C + "tools" + _S
+
+
+def _tool(name: str, properties: dict) -> dict:
+    return {"type": "function", "function": {"name": name, "parameters": {"type": "object", "properties": properties}}}
+
+
+def test_references_in_tool_and_argument_names_are_decoded_and_values_stay_raw():
+    # SGLang test/registered/unit/function_call/test_kimik3_detector.py (commit 5c57d4c3),
+    # test_attr_unescaping_and_raw_string_args: the tool a&amp;b is a&b, the value keeps &quot;
+    text = _k3_call("a&amp;b", ("q", "string", "say &quot;hi&quot;"))
+    m = every_split_agrees(text, format="kimi_k3", thinking=False, tools=[_tool("a&b", {"q": {"type": "string"}})])
+    assert _calls(m) == [("a&b", {"q": "say &quot;hi&quot;"})] and not m.invalid_tool_calls
+    # a key: &amp;, &quot;, a numeric reference; a raw "<" (which the template does not escape)
+    text = _k3_call("bash", ("a&amp;b", "string", "x &amp; y"), ("say&quot;x&quot;", "number", "1"), ("c&#38;d<e", "boolean", "true"))
+    m = every_split_agrees(text, format="kimi_k3", thinking=False)
+    assert _calls(m) == [("bash", {"a&b": "x &amp; y", 'say"x"': 1, "c&d<e": True})]
+
+
+def test_a_key_a_schema_without_properties_does_not_list_is_free():
+    # "properties": {} lists nothing and JSON Schema leaves other keys free: each argument is read
+    # (SGLang's test_non_string_arg_json_decoding: a value no JSON is its text)
+    text = _k3_call("python", ("n", "number", "42"), ("flag", "boolean", "true"), ("bad", "object", "{not json"))
+    m = every_split_agrees(text, format="kimi_k3", thinking=False, tools=[_tool("python", {})])
+    assert _calls(m) == [("python", {"n": 42, "flag": True, "bad": "{not json"})] and not m.invalid_tool_calls
+
+
+def test_a_key_the_schema_does_not_list_after_a_listed_one_is_the_values_text():
+    # SGLang's test_detect_and_parse_single_call reads "opts", which the tool's schema (listing
+    # "code" only) does not list. Where a schema lists keys, a closing tag followed by a key it
+    # does not list is read as the value's text (a file that holds the call markup, as for every
+    # format of parameters): the value never closes, and the call is reported with its text.
+    text = _k3_call("python", ("code", "string", "print(1)"), ("opts", "object", '{"a": 1}'))
+    m = every_split_agrees(text, format="kimi_k3", thinking=False, tools=[_tool("python", {"code": {"type": "string"}})])
+    assert _calls(m) == [] and len(m.invalid_tool_calls) == 1 and "'opts'" in m.invalid_tool_calls[0].error

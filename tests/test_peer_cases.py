@@ -1,4 +1,5 @@
-"""The peers' own test cases for seed_oss, glm47, qwen3_5, nemotron_v2, granite4 and exaone4.
+"""The peers' own test cases for seed_oss, glm47, qwen3_5, nemotron_v2, granite4, exaone4, kimi_k2, deepseek_v3_1,
+llama3_json, glm45 and mistral.
 
 The model outputs and the calls the peers expect come from vLLM's tool-parser tests
 (tests/tool_parsers/test_{seed_oss,glm47_moe,glm47_final_delta_bug,qwen3coder,
@@ -6,7 +7,8 @@ qwen3_xml_coder_shared,qwen36_bugs,nemotron_nano_v2,nemotron_json,granite4,herme
 and tests/entrypoints/openai/tool_parsers/test_granite4_tool_parser.py), SGLang's
 (test/registered/function_call/test_glm47_moe_detector.py and test_qwen3_coder_detector/) and
 llama.cpp's tests/test-chat.cpp (the Seed-OSS, GLM-4.7-Flash, Qwen3.5, Nemotron-3-Nano and
-Nemotron-Nano-v2 templates). Each case is read whole and streamed (``every_split_agrees``).
+Nemotron-Nano-v2 templates); for kimi_k2, deepseek_v3_1, llama3_json, glm45 and mistral, the files named in their
+sections. Each case is read whole and streamed (``every_split_agrees``).
 
 A case asserts what the peer expects unless it says ``why``: there thinkgate differs on purpose
 and the case asserts thinkgate's documented behaviour. The rules behind those differences:
@@ -688,6 +690,167 @@ add("exaone4/llama.cpp/call_quoted_in_reasoning", Case(
     "by default a <tool_call> written while thinking ends the reasoning"))
 
 
+# --------------------------------------------------------------------------------------------
+# kimi_k2: vLLM tests/tool_parsers/test_kimi_k2_tool_parser.py (commit 0825a6c3), llama.cpp
+# tests/test-chat.cpp (the Kimi-K2-Thinking template's cases)
+# --------------------------------------------------------------------------------------------
+K_SB, K_SE, K_TB, K_TE, K_AB = (
+    "<|tool_calls_section_begin|>", "<|tool_calls_section_end|>", "<|tool_call_begin|>", "<|tool_call_end|>", "<|tool_call_argument_begin|>")
+
+
+def k_call(call_id: str, args: str, end: str = K_TE) -> str:
+    return K_TB + call_id + " " + K_AB + args + end
+
+
+def kimi(text, calls, **kw):
+    kw.setdefault("thinking", False)
+    return Case("kimi_k2", text, calls, **kw)
+
+
+KEEPS_TEXT = "verbatim: text the model wrote around its calls is content (vLLM drops it)"
+add("kimi_k2/vllm/single_tool_call", kimi("I'll check. " + K_SB + k_call("functions.get_weather:0", '{"city": "Beijing"}') + K_SE,
+                                          [("get_weather", {"city": "Beijing"})], content="I'll check. "))
+add("kimi_k2/vllm/no_functions_prefix", kimi("No prefix. " + K_SB + k_call("get_weather:0", '{"city": "Tokyo"}') + K_SE,
+                                             [("get_weather", {"city": "Tokyo"})], content="No prefix. "))
+add("kimi_k2/vllm/noise_between_markers", kimi(
+    "Reasoning. " + K_SB + " spurious noise " + k_call("functions.test:0", '{"k": "v"} ') + K_SE,
+    [("test", {"k": "v"})], content="Reasoning.  spurious noise ", why=KEEPS_TEXT))
+add("kimi_k2/vllm/content_after_tool_section", kimi(
+    "Before. " + K_SB + k_call("functions.get_weather:0", '{"city": "Tokyo"} ') + K_SE + " After tools.",
+    [("get_weather", {"city": "Tokyo"})], content="Before.  After tools.", why=KEEPS_TEXT))
+add("kimi_k2/vllm/empty_tool_section", kimi("Reasoning. " + K_SB + K_SE, [], content="Reasoning. " + K_SB + K_SE,
+                                            why="a block that holds no call was no tool block: given back whole, markers and all"))
+add("kimi_k2/vllm/invalid_funcall_id", kimi(
+    "Help. " + K_SB + k_call("functions.invalid.0", '{"city": "Beijing"}') + k_call("functions.valid:1", '{"city": "Shanghai"}') + K_SE,
+    [("valid", {"city": "Shanghai"})], content="Help. ", invalid=1,
+    why="a header that cannot be read is reported invalid with its text (vLLM skips it)"))
+add("kimi_k2/vllm/invalid_json_still_extracted", kimi(
+    "Help. " + K_SB + k_call("functions.bad:0", '{"city": "Beijing"') + k_call("functions.good:1", '{"city": "Shanghai"}') + K_SE,
+    [("good", {"city": "Shanghai"})], content="Help. ", invalid=1,
+    why="arguments that are no JSON object are reported invalid, not passed on as a call"))
+add("kimi_k2/vllm/truncated_tool_call", kimi(
+    "I'll check. " + K_SB + k_call("functions.get_weather:0", '{"city": "Bei', end=""), [], content="I'll check. ", invalid=1,
+    why="a call the output cut off is not presented as a complete one"))
+add("kimi_k2/vllm/bare_counter", kimi(
+    "Let me check. " + K_SB + k_call("0", '{"city": "Tokyo", "unit": "celsius"}') + K_SE, [], content="Let me check. ", invalid=1,
+    tools=[fn("get_weather", None, city=S, unit=S)],
+    why="a header that names no tool is invalid: the tool is not guessed from the request's tools or the arguments"))
+KIMI_TWO = [("special_function", {"arg1": 1}), ("python", {"code": "print('hey')"})]
+KIMI_TWO_CALLS = (k_call("functions.special_function:0", '{"arg1": 1}').replace(" " + K_AB, K_AB)
+                  + k_call("functions.python:1", '{"code": "print(\'hey\')"}').replace(" " + K_AB, K_AB))
+add("kimi_k2/llama.cpp/calls_inside_thinking", kimi(
+    "<think>I need to call two functions" + K_SB + KIMI_TWO_CALLS + K_SE, KIMI_TWO,
+    content=None, reasoning="I need to call two functions", thinking="auto", tools=[SF, PYTHON]))
+add("kimi_k2/llama.cpp/calls_inside_thinking_without_section_or_end_markers", kimi(
+    "<think>I need to call two functions" + KIMI_TWO_CALLS.replace(K_TE, ""), KIMI_TWO,
+    content=None, reasoning="I need to call two functions", thinking="auto", tools=[SF, PYTHON]))
+add("kimi_k2/llama.cpp/call_without_any_end", kimi(
+    K_TB + "functions.execute_command:0" + K_AB + '{"command": "ls -lah", "cwd": "/home/jarvis/development/exllamav3", "timeout": 10}',
+    [("execute_command", {"command": "ls -lah", "cwd": "/home/jarvis/development/exllamav3", "timeout": 10})], content=None, thinking="auto",
+    tools=[fn("execute_command", ["command"], command=S, cwd=S, timeout=I)]))
+
+
+# --------------------------------------------------------------------------------------------
+# deepseek_v3_1: llama.cpp tests/test-chat-parser.cpp (test_deepseek_v3_1_tool_calls, thinking
+# forced open)
+# --------------------------------------------------------------------------------------------
+def v31_call(name: str, args: str) -> str:
+    return "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>" + name + "<｜tool▁sep｜>" + args + "<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
+
+
+V31_TOKYO2, V31_TOKYO = v31_call("get_time2", '{"city": "Tokyo2"}'), v31_call("get_time", '{"city": "Tokyo"}')
+V31_GO_ON = "REASONING" + V31_TOKYO2 + "REASONING</think>" + V31_TOKYO
+add("deepseek_v3_1/llama.cpp/call_in_reasoning_then_more_reasoning", Case(
+    "deepseek_v3_1", V31_GO_ON, [("get_time2", {"city": "Tokyo2"}), ("get_time", {"city": "Tokyo"})], content=None,
+    reasoning="REASONINGREASONING", thinking=True,
+    why="the tool markup's token written while thinking opens the calls (as the grammar switches to them there): get_time2 is a "
+    "call, and the text after it up to </think> is reasoning again, never content (llama.cpp keeps that call as reasoning text)"))
+add("deepseek_v3_1/llama.cpp/call_in_reasoning_then_more_reasoning_no_recovery", Case(
+    "deepseek_v3_1", V31_GO_ON, [("get_time", {"city": "Tokyo"})], content=None,
+    reasoning="REASONING" + V31_TOKYO2 + "REASONING", thinking=True, options={"recover_calls_in_reasoning": False},
+    why="with recover_calls_in_reasoning=False the same output reads as llama.cpp reads it"))
+add("deepseek_v3_1/llama.cpp/call_in_reasoning_without_close", Case(
+    "deepseek_v3_1", "REASONING" + V31_TOKYO, [("get_time", {"city": "Tokyo"})], content=None, reasoning="REASONING", thinking=True,
+    why="the text before the call was written while thinking: reasoning (llama.cpp makes it content when no </think> follows)"))
+add("deepseek_v3_1/llama.cpp/reasoning_then_content", Case(
+    "deepseek_v3_1", "REASONING</think>CONTENT", [], content="CONTENT", reasoning="REASONING", thinking=True))
+
+# --------------------------------------------------------------------------------------------
+# llama3_json: vLLM tests/tool_parsers/test_llama3_json_tool_parser.py (commit 1e499e36)
+# --------------------------------------------------------------------------------------------
+def llama(text, calls, **kw):
+    return Case("llama3_json", text, calls, **kw)
+
+
+BROKEN_AS_CONTENT = "a call that cannot be read is reported invalid with its text (vLLM returns the text as content)"
+AS_CONTENT = {"on_invalid_call": "content"}
+AFTER_TEXT = ("an answer that starts with text is text: Llama 3's calls are the whole answer (Meta's prompt format), and a "
+              "call object quoted in prose is not made a call (vLLM reads it as one)")
+L_SEARCH, L_INCIDENTS = '{"name": "searchTool", "parameters": {"query": "test1"}}', '{"name": "getOpenIncidentsTool", "parameters": {}}'
+L_THREE = [("searchTool", {"query": "test1"}), ("getOpenIncidentsTool", {}), ("searchTool", {"query": "test2"})]
+L_SEARCH2 = '{"name": "searchTool", "parameters": {"query": "test2"}}'
+add("llama3_json/vllm/with_arguments", llama(
+    '{"name": "searchTool", "parameters": {"query": "test query", "limit": 10}}', [("searchTool", {"query": "test query", "limit": 10})], content=None))
+add("llama3_json/vllm/arguments_key", llama('{"name": "searchTool", "arguments": {"query": "test"}}', [("searchTool", {"query": "test"})]))
+add("llama3_json/vllm/no_json", llama("This is just some text without any tool calls", [], content="This is just some text without any tool calls"))
+add("llama3_json/vllm/multiple_json", llama("; ".join((L_SEARCH, L_INCIDENTS, L_SEARCH2)), L_THREE, content=None))
+add("llama3_json/vllm/multiple_json_with_whitespace", llama(" ; ".join((L_SEARCH, L_INCIDENTS, L_SEARCH2)), L_THREE, content=None))
+for sep_id, sep in (("semicolon_space", "; "), ("semicolon", ";"), ("semicolon_newline", ";\n"), ("newline", "\n")):
+    add(f"llama3_json/vllm/streaming_parallel_separator_{sep_id}", llama(
+        L_SEARCH + sep + L_INCIDENTS, [("searchTool", {"query": "test1"}), ("getOpenIncidentsTool", {})], content=None))
+add("llama3_json/vllm/brace_in_trailing_text", llama(
+    '{"name": "searchTool", "parameters": {"query": "test"}} I used {searchTool} for this.', [("searchTool", {"query": "test"})],
+    content=" I used {searchTool} for this.", why=KEEPS_TEXT))
+for case_id, text in (
+    ("invalid_json", '{"name": "invalidTool", "parameters": {invalid json}'),
+    ("missing_name_key", '{"parameters": {}}'),
+    ("missing_parameters_and_arguments_key", '{"name": "toolWithoutParams"}'),
+):
+    add(f"llama3_json/vllm/{case_id}", llama(text, [], content=None, invalid=1, why=BROKEN_AS_CONTENT))
+    add(f"llama3_json/vllm/{case_id}_as_content", llama(
+        text, [], content=text, options=AS_CONTENT, why="with on_invalid_call='content' the broken call's text is content, as vLLM has it"))
+add("llama3_json/vllm/call_after_text", llama(
+    'Here is the result: {"name": "getOpenIncidentsTool", "parameters": {}} Would you like to know more?', [],
+    content='Here is the result: {"name": "getOpenIncidentsTool", "parameters": {}} Would you like to know more?', why=AFTER_TEXT))
+
+# --------------------------------------------------------------------------------------------
+# glm45: vLLM tests/tool_parsers/test_glm4_moe_tool_parser.py
+# --------------------------------------------------------------------------------------------
+GLM45_BEIJING = ("<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Beijing</arg_value>\n"
+                 "<arg_key>date</arg_key>\n<arg_value>2025-08-01</arg_value>\n</tool_call>")
+GLM45_MALFORMED = ("<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Seattle</arg_value>\n"
+                   "<arg_key>incomplete_arg\n<arg_value>value</arg_value>\n</tool_call>")
+add("glm45/vllm/with_thinking_tags", Case(
+    "glm45", "<think>I want to get the weather.</think>\n\nI will help you get the weather.\n" + GLM45_BEIJING,
+    [("get_weather", {"city": "Beijing", "date": "2025-08-01"})], content="\n\nI will help you get the weather.\n",
+    reasoning="I want to get the weather.", thinking="auto", why=VLLM_SPLITS_NO_REASONING))
+add("glm45/vllm/malformed_xml", Case("glm45", GLM45_MALFORMED, [], content=None, invalid=1, why=BROKEN_AS_CONTENT))
+add("glm45/vllm/malformed_xml_as_content", Case(
+    "glm45", GLM45_MALFORMED, [], content=GLM45_MALFORMED, options=AS_CONTENT,
+    why="with on_invalid_call='content' the broken call's text is content, as the peers have it"))
+
+# --------------------------------------------------------------------------------------------
+# mistral (Magistral): llama.cpp tests/test-chat.cpp, a [TOOL_CALLS] inside [THINK] (the vector as
+# downstream projects' tests quote it)
+# --------------------------------------------------------------------------------------------
+M_FAKE = '[TOOL_CALLS]fake[ARGS]{"x":1}'
+M_REAL = '[THINK]Let me think about ' + M_FAKE + ' and more[/THINK][TOOL_CALLS]real_fn[ARGS]{"y":2}'
+M_NONE = "[THINK]I might call " + M_FAKE + "[/THINK]Done."
+NO_RECOVERY = {"recover_calls_in_reasoning": False}
+RECOVERED = ("the tool markup's token written while thinking opens the calls (as the grammar switches to them there): the "
+             "fake call is read, and the text after it up to [/THINK] is reasoning again (llama.cpp keeps it all reasoning)")
+add("mistral/llama.cpp/call_marker_in_reasoning", Case(
+    "mistral", M_REAL, [("fake", {"x": 1}), ("real_fn", {"y": 2})], content=None, reasoning="Let me think about  and more",
+    thinking="auto", why=RECOVERED))
+add("mistral/llama.cpp/call_marker_in_reasoning_no_recovery", Case(
+    "mistral", M_REAL, [("real_fn", {"y": 2})], content=None, reasoning="Let me think about " + M_FAKE + " and more",
+    thinking="auto", options=NO_RECOVERY, why="with recover_calls_in_reasoning=False the same output reads as llama.cpp reads it"))
+add("mistral/llama.cpp/call_marker_in_reasoning_no_real_call", Case(
+    "mistral", M_NONE, [("fake", {"x": 1})], content="Done.", reasoning="I might call ", thinking="auto", why=RECOVERED))
+add("mistral/llama.cpp/call_marker_in_reasoning_no_real_call_no_recovery", Case(
+    "mistral", M_NONE, [], content="Done.", reasoning="I might call " + M_FAKE, thinking="auto", options=NO_RECOVERY,
+    why="with recover_calls_in_reasoning=False the same output reads as llama.cpp reads it"))
+
 def _calls(message):
     return [(c.name, json.loads(c.arguments)) for c in message.tool_calls]
 
@@ -705,7 +868,7 @@ def test_peer_case(case: Case):
 
 def test_every_format_has_cases_and_a_case_is_one_kind():
     formats = {p.values[0].fmt for p in CASES.values()}
-    assert formats == {"seed_oss", "glm47", "qwen3_5", "nemotron_v2", "granite4", "exaone4"}
+    assert formats == {"seed_oss", "glm47", "qwen3_5", "nemotron_v2", "granite4", "exaone4", "kimi_k2", "deepseek_v3_1", "llama3_json", "glm45", "mistral"}
     for case_id, p in CASES.items():
         assert case_id.startswith(p.values[0].fmt + "/"), case_id
         # a difference on purpose is asserted; a known failure is xfail: never both

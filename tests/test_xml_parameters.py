@@ -68,9 +68,21 @@ def test_values_are_typed_by_the_schema(fmt):
     m = every_split_agrees(text, format=fmt, tools=TOOLS, thinking=False)
     assert m.content == "Checking.\n" and [c.name for c in m.tool_calls] == ["get_weather", "now"]
     assert json.loads(m.tool_calls[0].arguments) == args and m.tool_calls[1].arguments == "{}"
-    # without the tools, a value that reads as JSON is JSON
+    # without the tools nothing types a value: each is the text written, as vLLM and SGLang keep it
     m = every_split_agrees(text, format=fmt, thinking=False)
-    assert json.loads(m.tool_calls[0].arguments) == {**args, "city": True, "zip": 75001}
+    assert json.loads(m.tool_calls[0].arguments) == {**args, "days": "3", "hourly": "false", "units": "null", "at": "[1.5, 2]"}
+
+
+@pytest.mark.parametrize("fmt", XML_FORMATS, ids=lambda f: f.name)
+def test_a_value_no_schema_types_is_its_text(fmt):
+    # a key the schema does not list, and a property whose schema names no type: the text written
+    # (vLLM's parsers coerce only where the schema names a type); a typed property stays JSON
+    tool = {"type": "function", "function": {"name": "f", "parameters": {
+        "type": "object", "properties": {"any": {"description": "anything"}, "n": {"type": "integer"}}, "additionalProperties": True}}}
+    args = '{"any": 10, "n": 10, "extra": true}'
+    text = fmt.tools.section_text([("f", args)]) + fmt.eos
+    m = every_split_agrees(text, format=fmt, tools=[tool], thinking=False)
+    assert json.loads(m.tool_calls[0].arguments) == {"any": "10", "n": 10, "extra": "true"}
 
 
 @pytest.mark.parametrize("fmt", XML_FORMATS, ids=lambda f: f.name)

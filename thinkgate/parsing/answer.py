@@ -48,6 +48,12 @@ class AnswerStages:
         self._calls_after_content = calls_after_content
         self._in_content_only = self._in_content if calls_after_content else MarkerSet((*self._framing, *ends))
         self.section_return = Stage.CONTENT  # where reading goes back to after the calls
+        # After calls opened inside the reasoning, the text that follows is held: the reasoning's
+        # close after it makes it reasoning (the model went on thinking), anything else content.
+        close = fmt.reasoning.close if fmt.reasoning.present and not driver.verbatim else ""
+        self._in_held = MarkerSet((close, *markers, *self._framing, *self._stops)) if close else None
+        self._close = close
+        self._held: list[str] | None = None
         # A tool block's text while no call has begun in it: a block that holds none is given
         # back whole, markers and all (it was no tool block).
         self.block: list[str] | None = None
@@ -93,7 +99,54 @@ class AnswerStages:
         else:
             self.d.say_raw(text)
 
+    def hold_after_calls(self) -> None:
+        """The calls about to be read were opened inside the reasoning: hold what follows them."""
+        if self._in_held is not None:
+            self._held = []
+
+    def flush_held(self) -> None:
+        """The output ended while text was held: it was the answer."""
+        if self._held is not None:
+            held, self._held = "".join(self._held), None
+            self.d.say(held)
+
+    @property
+    def holding(self) -> bool:
+        return self._held is not None
+
+    @property
+    def reasoning_close(self) -> str:
+        return self._close
+
+    def hold(self, text: str) -> bool:
+        """Hold ``text``, if text is held."""
+        if self._held is None:
+            return False
+        self._held.append(text)
+        return True
+
+    def release(self, marker: str, credits: Credits | None) -> None:
+        """``marker`` ends the held text: the reasoning's close makes it reasoning (and is
+        markup), anything else makes it the answer."""
+        d = self.d
+        held, self._held = "".join(self._held or ()), None
+        if marker == self._close:
+            d.take(credits, marker)
+            d.reason(held)
+            d.end_reasoning()
+        else:
+            d.say(held)
+
+    def _held_text(self, buf: str, pos: int, credits: Credits | None) -> int:
+        p, m = self.d.emit_until(self._in_held, buf, pos, credits, self.hold)  # type: ignore[arg-type]
+        if m is None:
+            return p
+        self.release(m, credits)
+        return p + len(m) if m == self._close else self.content(buf, p, credits)
+
     def content(self, buf: str, pos: int, credits: Credits | None) -> int:
+        if self._held is not None:
+            return self._held_text(buf, pos, credits)
         d = self.d
         markers = self._in_content_only if d.content_seen else self._in_content
         p, m = d.emit_until(markers, buf, pos, credits, d.say)

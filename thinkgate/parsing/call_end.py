@@ -27,6 +27,7 @@ class CallEndStages:
     RESUME = Stage.SECTION
 
     def __init__(self, driver: Driver, calls: CallTracker, fmt: ChatFormat, then: Callable[[], None] | None = None, headless: str = "") -> None:
+        self.say = driver.say  # where text after a call goes (held while it may be reasoning: see Markup)
         tools = fmt.tools
         self.d = driver
         self.calls = calls
@@ -95,7 +96,7 @@ class CallEndStages:
             del calls.raw[self._after_raw :]
             after = self._after
             if self._close():
-                d.say(after)
+                self.say(after)
             return pos
         self._after = seen
         calls.raw.append(buf[pos:end])

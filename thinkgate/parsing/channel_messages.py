@@ -309,7 +309,8 @@ def _read_header(parts: list[tuple[bool, str]], m: ChannelMessages) -> tuple[str
     when it is not one: words other than the role, a channel name, a recipient and a content
     type.
 
-    Accepted: ``[assistant] [to=R] <|channel|>NAME [to=R] [[<|constrain|>]TYPE] <|message|>``.
+    Accepted: ``[assistant] [to=R] <|channel|>NAME [to=R] [[<|constrain|>]TYPE] <|message|>``, and
+    before it a channel with no recipient but the assistant, which the later one replaces.
     """
     merged: list[tuple[bool, str]] = []
     for is_marker, text in parts[:-1]:
@@ -323,6 +324,11 @@ def _read_header(parts: list[tuple[bool, str]], m: ChannelMessages) -> tuple[str
         if is_marker:
             if text == m.channel and where == "role":
                 where = "channel"
+                continue
+            if text == m.channel and where == "channel" and recipient in (None, m.role) and content_type is None:
+                # a channel named again after one addressed back to the assistant (gpt-oss's stray
+                # "commentary to=assistant" before its analysis or final): the last one stands
+                channel = recipient = None
                 continue
             if text == m.constrain and where == "channel" and channel is not None:
                 where = "type"

@@ -25,6 +25,7 @@ from .markers import Credits, MarkerSet
 from .markup import Markup
 from .spaces import SPACE_RUN
 from .stages import Reading, Stage
+from .xml_arguments import attribute_text
 
 _MAX_NAME = 256
 
@@ -47,6 +48,9 @@ class MarkedCalls:
         # ... or write only the punctuation it ends with (Gemma 4's ``:NAME`` for ``call:NAME``)
         prefix = self._pieces[name_at - 1].text if optional else ""
         self._prefix_tail = prefix[len(prefix.rstrip(_PUNCTUATION)) :]
+        # a name written as a quoted attribute's value (Kimi-K3's tool="NAME") holds XML references
+        before = self._pieces[name_at - 1].text if name_at > 0 else str(self._call_begin)
+        self._attribute_name = before.endswith('="')
         self._call_object = tools.call_object_layout
         self.markup = Markup(driver, calls, fmt, reading, start_headless=self._start_headless)
         self._headless = self.markup.answer.headless
@@ -57,6 +61,10 @@ class MarkedCalls:
         self._in_section = MarkerSet(
             (self._call_begin, self._section_end, self._section_begin, tools.call_end, *stops, self._headless, self._reasoning_close)
         )
+        # while the text after calls opened inside the reasoning is held (see AnswerStages.hold),
+        # the reasoning's close may still come
+        close = self.markup.answer.reasoning_close
+        self._in_section_held = MarkerSet((*self._in_section.markers, close)) if close else self._in_section
         # a name that ends the header ends where an object literal's arguments open (Gemma 4)
         opening = tools.literal.object[0] if tools.literal is not None else ""
         self._name_run = _name_run(self._pieces, (*self.markup.end.in_call.markers, opening))
@@ -74,9 +82,13 @@ class MarkedCalls:
 
     def section(self, buf: str, pos: int, credits: Credits | None) -> int:
         d, answer = self.d, self.markup.answer
-        p, m = d.emit_until(self._in_section, buf, pos, credits, self._stray)
+        p, m = d.emit_until(self._in_section_held if answer.holding else self._in_section, buf, pos, credits, self._stray)
         if m is None:
             return p
+        if answer.holding and (m == answer.reasoning_close or m in self._stops):
+            answer.release(m, credits)
+            if m == answer.reasoning_close:
+                return p + len(m)
         if m == self._call_begin:
             for text in answer.call_begins():
                 d.say(text)
@@ -130,7 +142,8 @@ class MarkedCalls:
 
     def _stray(self, text: str) -> None:
         """Text in a section, not in a call: the answer's, unless the block may still be none."""
-        if not self.markup.answer.keep(text):
+        answer = self.markup.answer
+        if not answer.keep(text) and not answer.hold(text):
             self.d.say(text)
 
     def _reset_header(self) -> None:
@@ -255,6 +268,7 @@ class MarkedCalls:
             calls.read_call_object()
             return pos
         name = "".join(self._name)
+        name = attribute_text(name) if self._attribute_name else name
         if self._headless_call and not calls.knows(name):
             return self._not_headless(buf, pos)
         if not name:

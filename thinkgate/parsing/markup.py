@@ -7,11 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..formats import ChatFormat
+from ..formats import ChatFormat, is_text
 from .answer import AnswerStages
 from .call_end import CallEndStages
 from .calls import CallTracker
 from .driver import Driver, Handler
+from .markers import Credits
 from .reasoning import ReasoningStages
 from .stages import Reading, Stage
 
@@ -43,11 +44,20 @@ class Markup:
             driver,
             fmt,
             reading.thinking,
-            recovered=fmt.reasoning_exits if reading.recover_calls_in_reasoning else (),
-            enter_calls=self.answer.enter_calls,
+            recovered=_recovered(fmt) if reading.recover_calls_in_reasoning else (),
+            enter_calls=self._calls_from_reasoning,
         )
         self.answer.reopen = self.reasoning.reopen
         self.end = CallEndStages(driver, calls, fmt, then, headless)
+        self.end.say = self._say_after_call
+
+    def _say_after_call(self, text: str) -> None:
+        if not self.answer.hold(text):
+            self.d.say(text)
+
+    def _calls_from_reasoning(self, buf: str, marker: str, at: int, credits: Credits | None, back_to: Stage) -> int:
+        self.answer.hold_after_calls()
+        return self.answer.enter_calls(buf, marker, at, credits, back_to)
 
     def start(self, layout: object) -> None:
         """Hand the layout to the driver, in the stage the output starts in."""
@@ -69,6 +79,7 @@ class Markup:
 
     def finish_stage(self) -> None:
         self.reasoning.flush()
+        self.answer.flush_held()
         if self.answer.dangles():  # a block opened at the very end: cut off before its first call
             self.calls.reset()
             self.calls.raw = list(self.answer.block or ())
@@ -77,3 +88,14 @@ class Markup:
             self.calls.invalid("the output ended in a tool block before its first call", cut_off=True)
         self.answer.give_back()  # a block the output ended in, with no call begun
         self.end.finish_stage()
+
+
+def _recovered(fmt: ChatFormat) -> tuple[str, ...]:
+    """The tool markup that, written while thinking, opens the calls: the format's exits (its
+    trigger, or a text trigger where it calls while thinking), and a call's begin marker written
+    without the section around it (Kimi-K2 calling from inside its reasoning, as llama.cpp reads
+    it), where the trigger and that marker are tokens."""
+    exits = fmt.reasoning_exits
+    call_begin = fmt.tools.call_begin
+    extra = (call_begin,) if fmt.reasoning_trigger and call_begin and call_begin not in exits and not is_text(call_begin) else ()
+    return (*exits, *extra)

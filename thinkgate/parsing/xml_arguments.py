@@ -13,9 +13,12 @@ A value may hold the call markup itself (a file that is a parser fixture): it en
 closing tag that pairs with no tag opened inside it and is followed by what can follow a
 parameter (see :meth:`XmlArgumentsScanner._scan_value`).
 
-A value's type comes from the tool's schema: a property that can only be a string is the bare
-text; otherwise the text is read as JSON, and as a string when it is none (which is also what
-the value is when the schema is not known).
+A value's type comes from the tool's schema, or from its tag where the tag names one: a property
+that can only be a string is the bare text; one the schema types otherwise is read as JSON, and
+as a string when it is none. A value that nothing types (no schema, a key the schema does not
+list, a property schema without a type) is its text, as the peers keep it: ``10`` is ``"10"``,
+which loses nothing. A typed tag written without its type (DSML's ``string=`` left out) is read
+as JSON where it is JSON, as vLLM reads it.
 """
 
 from __future__ import annotations
@@ -49,11 +52,13 @@ class XmlArgumentsScanner:
         self._looked = 0  # how far past a closing tag left undecided its lookahead has read
         self._refused: Optional[str] = None  # why the value's last closing tag did not end it
         # keys the schema does not declare may follow (any, where the call is not held to it)
-        self._free = free_keys or admits_free_keys(parameters)
+        self._free = free_keys or _admits_unlisted(parameters)
         self._tags = re.compile(re.escape(xml.value_close) + "|" + re.escape(xml.key_open))
         self._name = re.compile(xml.name_pattern)
+        self._attribute = xml.key_open.endswith('="')  # a key written as an attribute's value
         self._key = ""
         self._type: Optional[str] = None  # the word the parameter's tag names its type with (Kimi-K3, DSML)
+        self._bare = False  # the tag is a typed one written without its type
         self._keys: set[str] = set()
         self._out: list[str] = []  # JSON not yet handed over
 
@@ -123,13 +128,17 @@ class XmlArgumentsScanner:
                     self.state = BEFORE_VALUE
                     continue
                 key = self._text
-                if not xml.readable_name(key):
+                # a name in a quoted attribute may hold references (each one character) and a raw
+                # "<" (which templates do not escape there; a marker would have ended the call)
+                if not xml.readable_name(_REFERENCE.sub("_", key).replace("<", "_") if self._attribute else key):
                     return self._fail(f"invalid parameter name {key!r}", pos)
+                key = attribute_text(key) if self._attribute else key
                 if key in self._keys:
                     return self._fail(f"the parameter {key!r} is given twice", pos)
                 self._keys.add(key)
                 self._key = key
                 self._type = None
+                self._bare = untyped
                 self._text = ""
                 self.state = TYPE_NAME if xml.typed and not untyped else BEFORE_VALUE
             elif state == BEFORE_VALUE:
@@ -274,7 +283,7 @@ class XmlArgumentsScanner:
             text = text[len(pad) :] if text.startswith(pad) else text
             text = text[: -len(pad)] if text.endswith(pad) else text
         if self._type is None:
-            value = _convert(text, self._properties.get(self._key))
+            value = _convert(text, self._properties.get(self._key), untyped_json=self._bare)
         else:
             value = _typed(text, self._xml.types_of(self._type), self._properties.get(self._key))
         self._type = None
@@ -288,6 +297,39 @@ class XmlArgumentsScanner:
         self.state = FAILED
         self.error = error
         return pos
+
+
+# XML's references: the five entities and numeric characters
+_REFERENCE = re.compile(r"&(?:(amp|quot|lt|gt|apos)|#([0-9]{1,7})|#[xX]([0-9a-fA-F]{1,6}));")
+_ENTITIES = {"amp": "&", "quot": '"', "lt": "<", "gt": ">", "apos": "'"}
+
+
+def attribute_text(raw: str) -> str:
+    """A name written as a quoted attribute's value, its XML references decoded (Kimi-K3's
+    template writes ``&`` and ``"`` in a tool's or key's name as ``&amp;`` and ``&quot;``); a
+    reference to no character stays as written."""
+    return _REFERENCE.sub(_decode_reference, raw) if "&" in raw else raw
+
+
+def _decode_reference(m: re.Match[str]) -> str:
+    if m.group(1):
+        return _ENTITIES[m.group(1)]
+    code = int(m.group(2), 10) if m.group(2) else int(m.group(3), 16)
+    return chr(code) if 0 < code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF else m.group()
+
+
+def _admits_unlisted(parameters: Optional[Mapping[str, Any]]) -> bool:
+    """Whether a key ``parameters`` does not list may follow a value. JSON Schema leaves such a
+    key free unless ``additionalProperties`` (or ``unevaluatedProperties``) is false, but where
+    the schema lists keys, a closing tag followed by another key is read as the value's text (a
+    file holding the tool's markup): a listed key is what ends a value there, as xgrammar's
+    reading (:func:`admits_free_keys`) has it. A schema that lists none (``"properties": {}``)
+    has no such key, so any key follows."""
+    if admits_free_keys(parameters):
+        return True
+    if parameters.get("additionalProperties", True) is False or parameters.get("unevaluatedProperties", True) is False:  # type: ignore[union-attr]
+        return False
+    return not parameters.get("properties")  # type: ignore[union-attr]
 
 
 def _partial_suffix(buf: str, pos: int, end: int, tag: str) -> int:
@@ -379,9 +421,12 @@ def _types(schema: Any) -> Optional[set[str]]:
 _PYTHON_LITERALS = {"True": (True, "boolean"), "False": (False, "boolean"), "None": (None, "null")}
 
 
-def _convert(text: str, schema: Any) -> str:
-    """A parameter's text as the JSON value it stands for."""
+def _convert(text: str, schema: Any, untyped_json: bool = False) -> str:
+    """A parameter's text as the JSON value it stands for: its text where ``schema`` names no
+    type, unless ``untyped_json`` (then JSON where it is JSON)."""
     types = _types(schema)
+    if types is None and not untyped_json:
+        return json.dumps(text, ensure_ascii=False)
     if types != {"string"}:
         value = _json(text, types)
         if value is _NOTHING and types is not None:
