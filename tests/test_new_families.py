@@ -19,6 +19,13 @@ SEED_CALLS = (
 )
 # GLM-4.7: nothing between the tags, a call with no arguments closes right after its name.
 GLM47_CALLS = "<tool_call>get_weather<arg_key>city</arg_key><arg_value>Paris</arg_value><arg_key>days</arg_key><arg_value>3</arg_value></tool_call><tool_call>now</tool_call>"
+# The tools those calls name: the schema types days (a parameter's text is a number only where a
+# schema says so; untyped, it is the text, as vLLM and SGLang read it).
+TOOLS = [
+    {"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}}}}},
+    {"type": "function", "function": {"name": "note", "parameters": {"type": "object", "properties": {"text": {"type": "string"}}}}},
+    {"type": "function", "function": {"name": "now", "parameters": {"type": "object", "properties": {}}}},
+]
 NEMOTRON_CALLS = '<TOOLCALL>[{"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}, {"name": "now", "arguments": {}}]</TOOLCALL>'
 
 
@@ -27,14 +34,14 @@ def _calls(m):
 
 
 def test_seed_oss_calls_as_its_template_writes_them():
-    m = every_split_agrees("I will look.</seed:think>" + SEED_CALLS, format="seed_oss", thinking=True)
+    m = every_split_agrees("I will look.</seed:think>" + SEED_CALLS, format="seed_oss", thinking=True, tools=TOOLS)
     assert _calls(m) == [("get_weather", {"city": "Paris", "days": 3}), ("note", {"text": "a < b\n  and more "})]
     assert (m.reasoning_content, m.content, m.finish_reason) == ("I will look.", None, "tool_calls")
     assert SEED_OSS.tools.section_text([("get_weather", '{"city": "Paris", "days": 3}'), ("note", '{"text": "a < b\\n  and more "}')]) == SEED_CALLS.lstrip("\n")
 
 
 def test_glm47_calls_without_newlines_and_without_arguments():
-    m = every_split_agrees("plan</think>" + GLM47_CALLS, format="glm47", thinking=True)
+    m = every_split_agrees("plan</think>" + GLM47_CALLS, format="glm47", thinking=True, tools=TOOLS)
     assert _calls(m) == [("get_weather", {"city": "Paris", "days": 3}), ("now", {})]
     assert GLM47.tools.section_text([("get_weather", '{"city": "Paris", "days": 3}'), ("now", "{}")]) == GLM47_CALLS
 
@@ -42,8 +49,8 @@ def test_glm47_calls_without_newlines_and_without_arguments():
 def test_glm45_still_reads_glm47_calls_and_the_reverse():
     # the two differ only in the newlines the template writes; each reader takes the other's
     glm45 = get_format("glm45").tools.section_text([("get_weather", '{"city": "Paris", "days": 3}')])
-    assert _calls(parse(glm45, format="glm47", thinking=False)) == [("get_weather", {"city": "Paris", "days": 3})]
-    assert _calls(parse(GLM47_CALLS, format="glm45", thinking=False))[0] == ("get_weather", {"city": "Paris", "days": 3})
+    assert _calls(parse(glm45, format="glm47", thinking=False, tools=TOOLS)) == [("get_weather", {"city": "Paris", "days": 3})]
+    assert _calls(parse(GLM47_CALLS, format="glm45", thinking=False, tools=TOOLS))[0] == ("get_weather", {"city": "Paris", "days": 3})
 
 
 def test_nemotron_v2_array_ends_with_its_end_marker():
