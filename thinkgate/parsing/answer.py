@@ -50,9 +50,9 @@ class AnswerStages:
         self.section_return = Stage.CONTENT  # where reading goes back to after the calls
         # After calls opened inside the reasoning, the text that follows is held: the reasoning's
         # close after it makes it reasoning (the model went on thinking), anything else content.
-        close = fmt.reasoning.close if fmt.reasoning.present and not driver.verbatim else ""
-        self._in_held = MarkerSet((close, *markers, *self._framing, *self._stops)) if close else None
-        self._close = close
+        self._close = fmt.reasoning.close if fmt.reasoning.present and not driver.verbatim else ""
+        self._held_markers = (*markers, *self._framing, *self._stops)
+        self._in_held: MarkerSet | None = None  # built when first needed
         self._held: list[str] | None = None
         # A tool block's text while no call has begun in it: a block that holds none is given
         # back whole, markers and all (it was no tool block).
@@ -101,7 +101,9 @@ class AnswerStages:
 
     def hold_after_calls(self) -> None:
         """The calls about to be read were opened inside the reasoning: hold what follows them."""
-        if self._in_held is not None:
+        if self._close:
+            if self._in_held is None:
+                self._in_held = MarkerSet((self._close, *self._held_markers))
             self._held = []
 
     def flush_held(self) -> None:
