@@ -108,6 +108,8 @@ def xml_arguments(draw, fmt: ChatFormat) -> str:
     tags = (*fmt.markers, *fmt.tools.xml.markers)
     nested = json_values(fmt).filter(lambda v: not any(m in json.dumps(v, ensure_ascii=False) for m in tags))
     value = st.one_of(_plain_string(fmt), nested.filter(lambda v: not isinstance(v, str)))
+    if not fmt.tools.xml.typed:  # no schema and no tag types a value: it reads back as its text
+        value = _plain_string(fmt)
     keys = st.from_regex(r"[a-zA-Z_][a-zA-Z0-9_]{0,8}", fullmatch=True)
     return json.dumps(draw(st.dictionaries(keys, value, max_size=4)), ensure_ascii=False)
 

@@ -171,11 +171,14 @@ def test_unknown_tool_is_invalid_only_when_tools_are_given():
 def test_tool_markup_written_while_thinking_ends_the_reasoning_unless_turned_off():
     block = T.section_text([("get_weather", WEATHER)])
     text = "I will call " + block + " then done" + CLOSE + "ok"
-    # the section's token ends the reasoning: the call is read, what follows is the answer
+    # the section's token ends the reasoning: the call is read; the text after it is reasoning
+    # again where the reasoning's close follows (the model went on thinking), the answer after it
     m = every_split_agrees(text)
-    assert m.reasoning_content == "I will call "
+    assert m.reasoning_content == "I will call  then done"
     assert [(c.name, c.arguments) for c in m.tool_calls] == [("get_weather", WEATHER)]
-    assert m.content == " then done" + CLOSE + "ok"
+    assert m.content == "ok"
+    m = every_split_agrees("I will call " + block + " then done")
+    assert (m.reasoning_content, m.content) == ("I will call ", " then done")
     # turned off per request, or per format: the block is reasoning text
     for kw in ({"recover_calls_in_reasoning": False}, {"format": replace(get_format("deepseek_r1"), calls_in_reasoning=False)}):
         off = every_split_agrees(text, **kw)

@@ -326,8 +326,17 @@ def _read_probes(fmt: ChatFormat, text: str, n: int, some: bool = False) -> int:
         calls = [(c.name, json.loads(c.arguments)) for c in message.tool_calls]
     except Exception:  # a render this format's parser cannot read at all: no evidence for it
         return 0
-    probes = list(_CALLS[:n])
+    # a value nothing types comes back as its text where the format writes parameters as text
+    calls = [(name, _as_text(args)) for name, args in calls]
+    probes = [(name, _as_text(args)) for name, args in _CALLS[:n]]
     return len(calls) if calls and (calls == probes[: len(calls)] if some else calls == probes) else 0
+
+
+def _as_text(args: Any) -> Any:
+    """Arguments with each top-level value as its text (a string as it is, any other its JSON)."""
+    if not isinstance(args, dict):
+        return args
+    return {k: v if isinstance(v, str) else json.dumps(v, ensure_ascii=False) for k, v in args.items()}
 
 
 def _messages_length(fmt: ChatFormat, text: str, n: int) -> Optional[int]:

@@ -106,6 +106,10 @@ class AnswerStages:
                 self._in_held = MarkerSet((self._close, *self._held_markers))
             self._held = []
 
+    def unhold(self) -> None:
+        """The calls the text after them was held for never came."""
+        self._held = None
+
     def flush_held(self) -> None:
         """The output ended while text was held: it was the answer."""
         if self._held is not None:

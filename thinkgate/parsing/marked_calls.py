@@ -85,6 +85,11 @@ class MarkedCalls:
         p, m = d.emit_until(self._in_section_held if answer.holding else self._in_section, buf, pos, credits, self._stray)
         if m is None:
             return p
+        if m == self._reasoning_close and answer.section_return == Stage.REASONING and answer.block is not None:
+            answer.unhold()  # (no call came: nothing after calls to hold)
+            answer.give_back()  # the block held no call: it was the reasoning's text
+            d.stage = Stage.REASONING  # which closes here
+            return p
         if answer.holding and (m == answer.reasoning_close or m in self._stops):
             answer.release(m, credits)
             if m == answer.reasoning_close:
@@ -103,10 +108,6 @@ class MarkedCalls:
             for text in answer.call_begins():
                 d.say(text)
             return self._start_headless(p)
-        if m == self._reasoning_close and answer.section_return == Stage.REASONING:
-            answer.give_back()  # the block held no call: it was the reasoning's text
-            d.stage = Stage.REASONING  # which closes here
-            return p
         d.take(credits, m)
         if m == self._section_end:
             answer.give_back(d.spelled(buf, p))
