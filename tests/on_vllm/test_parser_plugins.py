@@ -13,6 +13,11 @@ import thinkgate.integrations.vllm_parsers  # noqa: F401  (registers the plugins
 from thinkgate.formats import LiteralArguments, get_format, names
 
 ARGS = [json.dumps({"city": "Paris", "days": 2}), json.dumps({"time": "07:30", "label": "a } ``` b"})]
+# The request's tools: their schemas type the values (untyped, a parameter's value is its text)
+TOOLS = [
+    {"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}}}}},
+    {"type": "function", "function": {"name": "set_alarm", "parameters": {"type": "object", "properties": {"time": {"type": "string"}, "label": {"type": "string"}}}}},
+]
 
 
 @pytest.mark.parametrize("name", [n for n in names() if get_format(n).reasoning.present])
@@ -21,7 +26,7 @@ def test_plugins_split_reasoning_and_read_calls_whole_and_streamed(tokenizer_for
     tokenizer = tokenizer_for(name)
     reasoning_parser = ReasoningParserManager.get_reasoning_parser("thinkgate_" + name)(tokenizer)
     tool_parser = ToolParserManager.get_tool_parser("thinkgate_" + name)(tokenizer)
-    req = SimpleNamespace(tools=None, tool_choice="auto", chat_template_kwargs={})
+    req = SimpleNamespace(tools=TOOLS, tool_choice="auto", chat_template_kwargs={})
     opened = "" if fmt.reasoning.default_thinking is True else fmt.reasoning.open
     text = opened + "Plan the calls." + fmt.reasoning.close + "Sure. " + fmt.tools.section_text([("get_weather", ARGS[0]), ("set_alarm", ARGS[1])])
 
