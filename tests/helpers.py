@@ -1,6 +1,13 @@
-"""Shared by the tests: chunkings, an incremental detokenizer, event normalisation."""
+"""Shared by the tests: chunkings, an incremental detokenizer, event normalisation, tool
+schemas, a served MCP endpoint."""
 
 from __future__ import annotations
+
+import contextlib
+import socket
+import subprocess
+import time
+from typing import Any
 
 import numpy as np
 import torch
@@ -172,3 +179,41 @@ def grammar_state(g) -> tuple:
     # (a guard made by a draft of </think> and rolled back to nothing is no guard yet)
     guard = g._guard.cursor.state() if g._guard is not None and g._guard._history else None
     return (g.phase, g.position, g.thinking_tokens, g.error, g.needs_bitmask, g.free, g.plain, g.blocks_eos, g.forcing_close, g.is_terminated(), guard)
+
+
+def fn(name: str, required: list | None = None, /, **props: Any) -> dict:
+    """A function tool whose parameters are an object of ``props`` (``required`` among them)."""
+    params: dict = {"type": "object", "properties": props}
+    if required:
+        params["required"] = required
+    return {"type": "function", "function": {"name": name, "parameters": params}}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def serving_http(argv: list, env: dict, port: int):
+    """A server process started from ``argv``, once it accepts connections on ``port`` (the test
+    fails with its stderr if it exits or takes 30 s); terminated afterwards."""
+    import pytest
+
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                pytest.fail(f"the MCP server did not start: {proc.stderr.read().decode()[-2000:]}")
+            time.sleep(0.1)
+    try:
+        yield proc
+    finally:
+        proc.terminate()
+        proc.wait(10)

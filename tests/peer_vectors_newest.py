@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 from typing import Any, NamedTuple
 
+from helpers import fn
 from thinkgate.formats.deepseek import DSML, THINK_CLOSE, THINK_OPEN
 from thinkgate.parsing import StreamParser
 
@@ -64,13 +65,6 @@ def add(v: Vector) -> None:
     assert not (v.why and v.xfail), v.id  # a difference on purpose is asserted, never xfail
     assert not v.xfail or v.xfail.startswith(("issue 35 point ", NOT_IN_ISSUE)), v.id
     VECTORS[v.id] = v
-
-
-def fn(name: str, required: list | None = None, /, **props: Any) -> dict:
-    params: dict = {"type": "object", "properties": props}
-    if required:
-        params["required"] = required
-    return {"type": "function", "function": {"name": name, "parameters": params}}
 
 
 S = {"type": "string"}

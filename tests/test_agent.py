@@ -6,10 +6,7 @@ server's own validation of its typed, bounded parameters."""
 import asyncio
 import json
 import os
-import socket
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import jsonschema
@@ -18,6 +15,7 @@ import torch
 from mcp import StdioServerParameters
 
 import mcp_servers
+from helpers import free_port, serving_http
 from thinkgate.agent.tools import Toolset
 from thinkgate.agent import Agent, OpenAIEngine, ServerError, Step, ToolSchemaError, TransformersEngine, run_agent
 from thinkgate.cli import main
@@ -113,31 +111,13 @@ def test_a_stdio_server_runs_the_calls(engine, tmp_path):
     assert call.server == "calc" and result.messages[-1] == {"role": "tool", "tool_call_id": call.id, "content": call.content}
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture
 def http_server(tmp_path):
-    port = _free_port()
+    port = free_port()
     log = tmp_path / "http_calls.jsonl"
     env = {**os.environ, "MCP_TEST_LOG": str(log)}
-    proc = subprocess.Popen([sys.executable, str(SCRIPT), "kv", "--http", str(port)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                pytest.fail(f"the MCP server did not start: {proc.stderr.read().decode()[-2000:]}")
-            time.sleep(0.1)
-    yield f"http://127.0.0.1:{port}/mcp", log
-    proc.terminate()
-    proc.wait(10)
+    with serving_http([sys.executable, str(SCRIPT), "kv", "--http", str(port)], env, port):
+        yield f"http://127.0.0.1:{port}/mcp", log
 
 
 def test_a_streamable_http_server_runs_the_calls(engine, http_server):
@@ -243,7 +223,7 @@ def test_a_schema_the_grammar_cannot_enforce_is_refused_up_front_or_relaxed():
 
 def test_a_server_that_cannot_be_reached_is_named():
     engine = TransformersEngine(None, None, "deepseek_r1")
-    port = _free_port()
+    port = free_port()
     # a process that exits before it answers, and a port nobody listens on
     for server, label in [([sys.executable, str(SCRIPT), "nosuchserver"], "mcp_servers"), (f"http://127.0.0.1:{port}/mcp", f"127_0_0_1_{port}")]:
         with pytest.raises(ServerError) as caught, open(os.devnull, "w") as sink:

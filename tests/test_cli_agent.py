@@ -7,10 +7,10 @@ import pathlib
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 
+from helpers import free_port, serving_http
 from thinkgate.demo import build_tiny_model
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -85,27 +85,11 @@ def test_a_stdio_server_sees_the_environment_it_is_given_and_no_more(tiny, tmp_p
 @pytest.fixture
 def keyed_server(tmp_path):
     """A key-value server on 127.0.0.1 that wants ``Authorization: Bearer s3cret``."""
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     log = tmp_path / "http_calls.jsonl"
     env = {**os.environ, "MCP_TEST_LOG": str(log), "PYTHONPATH": str(ROOT / "tests")}
-    proc = subprocess.Popen([sys.executable, str(ROOT / "tests" / "mcp_header_server.py"), "s3cret", str(port)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                pytest.fail(f"the MCP server did not start: {proc.stderr.read().decode()[-2000:]}")
-            time.sleep(0.1)
-    yield f"http://127.0.0.1:{port}/mcp", log
-    proc.terminate()
-    proc.wait(10)
+    with serving_http([sys.executable, str(ROOT / "tests" / "mcp_header_server.py"), "s3cret", str(port)], env, port):
+        yield f"http://127.0.0.1:{port}/mcp", log
 
 
 def test_http_servers_get_headers_and_a_config_file_starts_servers_as_claude_desktop_does(tiny, tmp_path, keyed_server, capsys):

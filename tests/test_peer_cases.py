@@ -32,7 +32,7 @@ import json
 from typing import Any, NamedTuple
 
 import pytest
-from helpers import every_split_agrees
+from helpers import every_split_agrees, fn
 
 ANY = object()  # the peer's test does not check this part
 
@@ -48,13 +48,6 @@ class Case(NamedTuple):
     tools: list | None = None
     options: Any = None  # StreamParser options
     why: str = ""  # set where thinkgate differs from the peer on purpose
-
-
-def fn(name: str, required: list | None = None, /, **props: Any) -> dict:
-    params: dict = {"type": "object", "properties": props}
-    if required:
-        params["required"] = required
-    return {"type": "function", "function": {"name": name, "parameters": params}}
 
 
 S = {"type": "string"}
