@@ -29,6 +29,20 @@ def batch_line(custom_id, **body):
     return json.dumps({"custom_id": custom_id, "method": "POST", "url": "/v1/chat/completions", "body": body})
 
 
+def interrupted(argv, env, partial, lines):
+    """Run ``thinkgate generate`` (``argv``) until ``partial`` holds ``lines`` answers, then press
+    Ctrl-C (a real SIGINT): its stderr, once it has exited with 130."""
+    child = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    deadline = time.monotonic() + 120
+    while not (partial.exists() and partial.read_bytes().count(b"\n") >= lines):
+        assert child.poll() is None and time.monotonic() < deadline, child.communicate()
+        time.sleep(0.01)
+    child.send_signal(signal.SIGINT)
+    _, err = child.communicate(timeout=60)
+    assert child.returncode == 130, err
+    return err
+
+
 def lines_of(path):
     return path.read_bytes().splitlines(keepends=True)
 
@@ -43,14 +57,7 @@ def test_an_interrupted_run_keeps_its_answers_and_resume_generates_only_the_rest
     partial = tmp_path / "out.jsonl.partial"
     argv = [sys.executable, "-m", "thinkgate", "generate", "--model", str(tiny), "--input", str(src), "--output", str(out), "--batch-size", "1", "--quiet"]
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
-    child = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    deadline = time.monotonic() + 120
-    while not (partial.exists() and partial.read_bytes().count(b"\n") >= 11):
-        assert child.poll() is None and time.monotonic() < deadline, child.communicate()
-        time.sleep(0.01)
-    child.send_signal(signal.SIGINT)
-    _, err = child.communicate(timeout=60)
-    assert child.returncode == 130, err
+    err = interrupted(argv, env, partial, 11)
     assert err.splitlines()[-1] == f"thinkgate generate: interrupted: 11 of 20 lines saved in {partial}; run the same command with --resume to generate the other 9"
     assert not out.exists()  # no file by the output's name until it is whole
     kept = lines_of(partial)
@@ -129,14 +136,7 @@ def test_answers_of_a_batch_still_generating_are_kept_and_the_resumed_output_is_
     partial = tmp_path / "out.jsonl.partial"
     argv = [sys.executable, "-m", "thinkgate", "generate", "--model", str(tiny), "--input", str(src), "--output", str(out), "--quiet"]
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
-    child = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    deadline = time.monotonic() + 120
-    while not (partial.exists() and partial.read_bytes().count(b"\n") >= 11):
-        assert child.poll() is None and time.monotonic() < deadline, child.communicate()
-        time.sleep(0.01)
-    child.send_signal(signal.SIGINT)
-    _, err = child.communicate(timeout=60)
-    assert child.returncode == 130, err
+    err = interrupted(argv, env, partial, 11)
     kept = lines_of(partial)
     ids = [json.loads(x)["custom_id"] for x in kept]
     assert ids == [f"r{k:02}" for k in (*range(1, 12), 13, 14, 15, 16)]
