@@ -192,15 +192,7 @@ def _pairs(items: Any, sep: str, flag: str, shape: str) -> dict[str, str]:
 
 def _tokenizer(args: argparse.Namespace, model_path: str, fmt: Any, template: Any) -> Any:
     """The model's tokenizer, checked against the format and for a chat template."""
-    from ..demo import load_tokenizer
-
-    try:
-        tokenizer = load_tokenizer(model_path)
-    except (OSError, ValueError) as e:
-        raise UserError(f"could not load the tokenizer of {args.model}: {e}") from None
-    if template is None and fmt.chat is None and not getattr(tokenizer, "chat_template", None):
-        raise UserError(checks.missing_template(fmt, args.model))
-    return checks.tokenizer_fits(fmt, tokenizer, f"{args.model}'s tokenizer")
+    return checks.model_tokenizer(args.model, model_path, fmt, template)
 
 
 def _check_tool_choice(toolset: Any, fmt: Any, tool_choice: Any, args: argparse.Namespace) -> None:

@@ -299,3 +299,18 @@ def drafting_engine(args: Any) -> None:
         raise UserError(f"--prompt-lookup {args.prompt_lookup}: draft at least 1 token")
     if getattr(args, "assistant_model", None) is not None:
         model_source(args.assistant_model, "--assistant-model")
+
+
+def model_tokenizer(model: str, model_path: str, fmt: Any, template: Any) -> Any:
+    """The tokenizer of ``model`` (at ``model_path``), loaded before the model and checked: it
+    loads, it has a chat template where neither ``template`` nor the format gives one, and it
+    writes the format's markers."""
+    from ..demo import load_tokenizer
+
+    try:
+        tokenizer = load_tokenizer(model_path)
+    except (OSError, ValueError) as e:
+        raise UserError(f"could not load the tokenizer of {model}: {e}") from None
+    if template is None and fmt.chat is None and not getattr(tokenizer, "chat_template", None):
+        raise UserError(missing_template(fmt, model))
+    return tokenizer_fits(fmt, tokenizer, f"{model}'s tokenizer")

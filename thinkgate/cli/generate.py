@@ -307,17 +307,11 @@ def _vllm_on_cpu(quiet: bool) -> None:
 def _tokenizer(args: argparse.Namespace, model_path: str, fmt: Any, template: Optional[str]) -> Any:
     """The tokenizer the prompts are written in, loaded (in a second) before the model (in
     minutes, for a real one), and checked against the format."""
-    from ..demo import deepseek_tokenizer, load_tokenizer
+    from ..demo import deepseek_tokenizer
 
     if args.tokenizer == "deepseek" and args.engine == "transformers":
         return checks.tokenizer_fits(fmt, deepseek_tokenizer(), "the deepseek-tokenizer package's tokenizer")
-    try:
-        tokenizer = load_tokenizer(model_path)
-    except (OSError, ValueError) as e:
-        raise UserError(f"could not load the tokenizer of {args.model}: {e}") from None
-    if template is None and fmt.chat is None and not getattr(tokenizer, "chat_template", None):
-        raise UserError(checks.missing_template(fmt, args.model))
-    return checks.tokenizer_fits(fmt, tokenizer, f"{args.model}'s tokenizer")
+    return checks.model_tokenizer(args.model, model_path, fmt, template)
 
 
 def _engine(args: argparse.Namespace, model_path: str, fmt: Any, template: Optional[str], tokenizer: Any) -> Callable:
