@@ -57,6 +57,8 @@ class ToolGrammar:
     reasoning_trigger: Optional[int] = None
     # The shortest complete answer's token ids, measured once on first use (see call_room).
     shortest: Any = field(default=None, repr=False, compare=False)
+    # What its requests share to keep room to finish in the tool phase (see tool_room).
+    finish_plan: Any = field(default=None, repr=False, compare=False)
     # A routed grammar (agent-size tool sets): ``compiled`` is the router, and these are the
     # tools' own grammars, compiled when a call names the tool (see ``routed``).
     calls: Optional[RoutedCalls] = None

@@ -44,7 +44,10 @@ def shortest_answer(grammar: ToolGrammar) -> Optional[tuple[int, ...]]:
     return grammar.shortest or None
 
 
-def _measure(grammar: ToolGrammar) -> tuple[int, ...]:
+def simplest_answers(grammar: ToolGrammar) -> list[tuple[int, ...]]:
+    """Each tool's simplest call, written as the format writes a tool section of that one call,
+    in the request's tokens (not walked: a schema's simplest value may be one its grammar
+    refuses). One per tool, in the tools' order."""
     t = grammar.format.tools
     tokenizer = grammar.vocab.tokenizer
     candidates = []
@@ -57,6 +60,11 @@ def _measure(grammar: ToolGrammar) -> tuple[int, ...]:
         except ValueError:  # arguments that are no object cannot be written as parameters
             continue
         candidates.append(tuple(tokenizer.encode(text, add_special_tokens=False)))
+    return candidates
+
+
+def _measure(grammar: ToolGrammar) -> tuple[int, ...]:
+    candidates = simplest_answers(grammar)
     # Shortest first (ties in the tools' order): the first that walks wins, and a routed
     # grammar compiles only the tools walked.
     for ids in sorted(candidates, key=len):

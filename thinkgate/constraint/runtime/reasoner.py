@@ -33,8 +33,9 @@ import xgrammar as xgr
 from ...formats import Thinking
 from ...formats.tokens import thinking_from_prompt
 from ..grammar.compiled import ToolGrammar
-from .call_room import shortest_answer
-from .guard import ArgumentsGuard
+from .call_room import _walks, shortest_answer, simplest_answers
+from .guard import ARGS, ArgumentsGuard
+from .tool_room import FinishPlan, pick, witness_prefixes
 from .routed import RoutedMatcher
 from .text_reasoning import ANSWER, OPENING, THINKING, TextMarkers, TextReasoning
 
@@ -113,6 +114,19 @@ class ReasonerGrammar:
             if 1 + len(self._room) > max_tokens:  # no call fits at all: nothing to keep room for
                 self._room = ()
         self._room_at = max_tokens - 1 - len(self._room) if self._room else None
+        # Room at every step of the tool phase (see tool_room): the witness of how to finish,
+        # the position it was found for, and the bound on what finishing costs (None: walk).
+        self.max_tokens = max_tokens
+        self._plan: Optional[FinishPlan] = None
+        if max_tokens is not None and not grammar.free_answer and (grammar.choice != "none" or grammar.spec.answer is not None):
+            self._plan = finish_plan(grammar)
+        self._w: Optional[tuple[int, ...]] = None
+        self._w_pos = -1
+        self._w_free = False  # the witness begins by closing a free string, here
+        self._w_seen: dict[int, tuple] = {}  # position → its witness (for rollback)
+        self._b: Optional[int] = None
+        self._room_due = False
+        self._walk_bits: Optional[torch.Tensor] = None
         self._answer_forced_from: Optional[int] = None
         self.error: Optional[str] = None
         self._pos = 0
@@ -190,7 +204,8 @@ class ReasonerGrammar:
         # The tool phase's common step: the matcher's mask, the guard's, nothing forced (the
         # batch masker fills these rows together, and accept_token takes a short path).
         # (a routed grammar's matcher is two, which xgrammar's batch calls do not know)
-        self.plain = self.phase == Phase.CONSTRAINED and self._text is None and self._answer_forced_from is None and self.needs_bitmask and not self._routed
+        self._room_due = self._plan is not None and self._keeps_room() and (self._b is None or self.max_tokens - self._pos - 1 - self._b < self._plan.walk_below)
+        self.plain = self.phase == Phase.CONSTRAINED and self._text is None and self._answer_forced_from is None and self.needs_bitmask and not self._routed and not self._room_due
 
     def _answer_free(self) -> bool:
         """Strict level 0 under "auto", outside thinking: the grammar admits every token, so no
@@ -266,6 +281,10 @@ class ReasonerGrammar:
                     self._guard.accept(token_id)
                 self._entries.append((self._pos, _CONSTRAINED, self.error, 1, 1, self._pending, self._tail, self._think_start, self._thought, None, None))
                 self._pos += 1
+                if self._plan is not None:
+                    self._room_step(token_id)
+                    if self.max_tokens - self._pos - 1 - (self._b if self._b is not None else self.max_tokens) < self._plan.walk_below:
+                        self._refresh()
                 # (a matcher ends only on a stop token: no call into xgrammar for the others)
                 if token_id in self._stops and self._matcher.is_terminated():
                     self.phase = Phase.DONE
@@ -384,6 +403,9 @@ class ReasonerGrammar:
             if self._guard is not None:
                 self._guard.accept(token_id)
             self._log(1, Phase.DONE if matcher.is_terminated() else Phase.CONSTRAINED)
+            if self._plan is not None:
+                self._room_step(token_id)
+                self._refresh()
             return True
         if phase == Phase.DONE:
             self._log(0, Phase.ERROR, f"token {token_id} came after the output ended")
@@ -452,6 +474,13 @@ class ReasonerGrammar:
         if guarded and self._guard is not None:
             self._guard.rollback(guarded)
         self._pos = target
+        self._w, self._b = None, None  # (walked again where it matters)
+        if self._plan is not None and self._w_seen:
+            for p in [p for p in self._w_seen if p > target]:
+                del self._w_seen[p]
+            seen = self._w_seen.get(target)
+            if seen is not None:
+                self._w, self._w_pos, self._b, self._w_free = seen[0], target, len(seen[0]), seen[1]
         self._refresh()
 
     # ------------------------------------------------------------------ masks
@@ -514,7 +543,10 @@ class ReasonerGrammar:
             nxt = self._open_ids[k]
             words[nxt >> 5] |= np.int32(np.uint32(1 << (nxt & 31)).view(np.int32))
             need = True
-        return self._guarded(words) or need
+        need = self._guarded(words) or need
+        if self._plan is not None and phase == Phase.CONSTRAINED and self._keeps_room() and self.phase == Phase.CONSTRAINED:
+            need = self._keep_room(words) or need
+        return need
 
     def _guarded(self, words: np.ndarray) -> bool:
         """The guard's part of a row the matcher filled; whether it touched the row."""
@@ -533,7 +565,13 @@ class ReasonerGrammar:
         try:
             if self.grammar.no_controls is not None:
                 words &= self.grammar.no_controls
-            return self._guard is not None and self._guard.restrict(words, multi=False)
+            touched = self._guard is not None and self._guard.restrict(words, multi=False)
+            if self._plan is not None and self._b is not None:  # far from the end: the bound's mask alone
+                keep = self._plan.level(self.max_tokens - self._pos - 1 - self._b)
+                if keep is not None:
+                    words &= keep
+                    touched = True
+            return touched
         except Exception as e:
             self._fault_in_mask(e, words)
             return False
@@ -554,6 +592,128 @@ class ReasonerGrammar:
         """The guard left this row no token: the request ends, its row only the end."""
         self._fail("no token can continue the arguments within the schema's bounds")
         _only(words, self.grammar.stop_ids)
+
+    # ------------------------------------------------------------------ room to finish
+
+    def _keeps_room(self) -> bool:
+        """In the tool phase, nothing else forcing the tokens (see tool_room)."""
+        return self.phase == Phase.CONSTRAINED and self._answer_forced_from is None and (self._text is None or self._text.where == ANSWER)
+
+    def _room_step(self, token_id: int) -> None:
+        """Follow the witness past an accepted token, or widen the bound by the token's."""
+        w = self._w
+        if w is not None and self._w_pos == self._pos - 1:
+            if token_id == w[0]:
+                self._fresh(w[1:])
+                return
+            spelled = self.grammar.vocab.token_bytes[token_id]
+            text = b""
+            for k, t in enumerate(w[:8]):
+                if t in self._plan.control:
+                    break
+                text += self.grammar.vocab.token_bytes[t]
+                if text == spelled:
+                    self._fresh(w[k + 1 :])
+                    return
+                if len(text) >= len(spelled):
+                    break
+            if self._w_free and _bit(self._plan.neutral, token_id):
+                self._fresh(w, True)  # the same witness finishes after text in a free string
+                return
+        self._w = None
+        if self._b is not None:
+            self._b += int(self._plan.cost[token_id])
+
+    def _fresh(self, w: tuple[int, ...], free: Optional[bool] = None) -> None:
+        """``w`` finishes from this position (kept by position: a draft rolled back to here
+        finds it again, and the finish it promised stands)."""
+        self._w, self._w_pos, self._b = w, self._pos, len(w)
+        self._w_free = self._in_free_string(w) if free is None else free
+        self._w_seen[self._pos] = (w, self._w_free)
+
+    def _in_free_string(self, w: tuple[int, ...]) -> bool:
+        """Inside a string value free of rules, where the witness begins by closing it."""
+        g = self._guard
+        if g is None or g.mode != ARGS or not w or not self.grammar.vocab.token_bytes[w[0]].startswith(b'"'):
+            return False
+        c = g.cursor
+        return c.in_string == 2 and c.esc == 0 and not c.pending_high and c.node is not None and c.node.free
+
+    def _keep_room(self, words: np.ndarray) -> bool:
+        """Clear from a filled row the tokens after which the output could not finish within
+        max_tokens; whether the row changed."""
+        plan = self._plan
+        left = self.max_tokens - self._pos - 1  # tokens after this one
+        if self._b is None or left - self._b < plan.walk_below:
+            if self._w is None or self._w_pos != self._pos:
+                w = self._finish_walk()
+                if w is None:
+                    log.warning("thinkgate: no way to finish was found from position %d (format %r); no room is kept before max_tokens for this request", self._pos, self.grammar.format.name)
+                    self._plan = None
+                    self._refresh()
+                    return False
+                self._fresh(w)
+            self._b = len(self._w)
+        slack = left - self._b
+        keep = plan.level(slack)
+        if keep is None:
+            return False
+        keep = keep.copy()
+        if self._w is not None and self._w_pos == self._pos:
+            for t in (self._w[0], *witness_prefixes(plan, self.grammar.vocab.token_bytes, self._w)):
+                keep[t >> 5] |= np.int32(np.uint32(1 << (t & 31)).view(np.int32))
+            if slack >= 0 and self._w_free:
+                keep |= plan.neutral
+        words &= keep
+        return True
+
+    def _finish_walk(self) -> Optional[tuple[int, ...]]:
+        """A complete way to finish from here: walked ahead through this request's own mask and
+        rolled back (see tool_room); where the walk drew bytes at random (a pattern, text), the
+        shortest of three. None where none is found within the walk's length."""
+        best, drew = self._walk_once(0)
+        for seed in (1, 2) if drew else ():
+            w, _ = self._walk_once(seed)
+            if w is not None and (best is None or len(w) < len(best)):
+                best = w
+        return best
+
+    def _walk_once(self, seed: int) -> tuple[Optional[tuple[int, ...]], bool]:
+        plan = self._plan
+        if self._walk_bits is None:
+            self._walk_bits = xgr.allocate_token_bitmask(1, self.grammar.vocab.size)
+        bits = self._walk_bits
+        row = bits.numpy()[0]
+        saved = (self.phase, self.error)
+        self._plan = None  # (no room kept while walking)
+        ids: list[int] = []
+        path: list = []
+        uses: dict = {-1: seed}
+        found = False
+        try:
+            for _ in range(plan.k * 4 + 64):
+                if self.phase == Phase.DONE:
+                    found = True
+                    break
+                if self.phase == Phase.ERROR:
+                    break
+                row[:] = -1
+                self._fill(bits, 0)
+                c = self._guard.cursor if self._guard is not None and self._guard.mode == ARGS else None
+                t, path = pick(plan, row, path, uses, c is not None and c.in_string == 2 and c.esc == 0)
+                if t is None:
+                    break
+                ids.append(t)
+                if not self.accept_token(t):
+                    break
+            else:
+                found = self.phase == Phase.DONE
+        finally:
+            self.rollback(len(ids))
+            self.phase, self.error = saved
+            self._plan = plan
+            self._refresh()
+        return (tuple(ids) if found else None), 0 in uses
 
     @property
     def matcher(self) -> Optional[xgr.GrammarMatcher]:
@@ -591,6 +751,20 @@ class FailedRequest:
     def fill_bitmask(self, bitmask: torch.Tensor, index: int) -> bool:
         _only(bitmask.numpy()[index], self.stop_ids)
         return True
+
+
+def finish_plan(grammar: ToolGrammar) -> FinishPlan:
+    """The grammar's finish plan, made on first need."""
+    if grammar.finish_plan is None:
+        answers = [(*a, grammar.stop_ids[0]) for a in simplest_answers(grammar)]
+        # (only those the grammar admits: a path that breaks midway leads the walk astray)
+        walked = [a for a in sorted(answers, key=len)[:8] if _walks(grammar, a)]
+        grammar.finish_plan = FinishPlan(grammar, walked or answers)
+    return grammar.finish_plan
+
+
+def _bit(mask: np.ndarray, token_id: int) -> bool:
+    return bool((int(mask[token_id >> 5]) >> (token_id & 31)) & 1)
 
 
 def _only(words: np.ndarray, ids: Iterable[int]) -> None:

@@ -15,7 +15,7 @@ from typing import Any, Optional
 class Node:
     """One place in the arguments: its children and, for a string, its length bounds."""
 
-    __slots__ = ("props", "patterns", "additional", "items", "prefix", "min_len", "max_len", "alts", "_merged", "variants", "variant_key", "variant_of", "path")
+    __slots__ = ("props", "patterns", "additional", "items", "prefix", "min_len", "max_len", "alts", "_merged", "variants", "variant_key", "variant_of", "path", "free")
 
     def __init__(self) -> None:
         self.props: dict[str, Node] = {}
@@ -33,6 +33,9 @@ class Node:
         self.variant_of = ""
         self._merged: dict[tuple, Node] = {}
         self.path = "#"  # where in the schema (for errors)
+        # A string no grammar rule restricts (no pattern, format, enum, const; lengths are the
+        # guard's): any text may be written in it and it may close after any character.
+        self.free = False
 
     @property
     def bounded(self) -> bool:
@@ -52,6 +55,7 @@ class Node:
             merged = self._merged.get(ids)
             if merged is None:
                 merged = self._merged[ids] = Node()  # every match applies: the tightest bounds
+                merged.free = True
                 for n in found:
                     _merge(merged, n)
             return merged
@@ -113,12 +117,14 @@ def _build(schema: Any, root: Any, memo: dict[int, Node], path: str) -> Node:
     if "$ref" in schema and set(schema) <= {"$ref", "$defs", "definitions"}:
         memo[key] = Node()  # a placeholder while the target is built (a reference to itself)
         memo[key].path = path
+        memo[key].free = True  # (what its target is)
         ref = schema["$ref"]
         target = _build(resolve_ref(ref, root), root, memo, ref)
         memo[key].alts.append(target)
         return memo[key]
     node = memo[key] = Node()
     node.path = path
+    node.free = _free_string(schema)
     if "minLength" in schema:
         node.min_len = int(schema["minLength"])
     if "maxLength" in schema:
@@ -138,6 +144,14 @@ def _build(schema: Any, root: Any, memo: dict[int, Node], path: str) -> Node:
     return node
 
 
+_RULES = frozenset({"pattern", "format", "enum", "const", "anyOf", "oneOf", "allOf", "not", "$ref", "contentEncoding", "contentMediaType"})
+
+
+def _free_string(schema: dict) -> bool:
+    t = schema.get("type")
+    return (t == "string" or (isinstance(t, list) and "string" in t)) and not _RULES.intersection(schema)
+
+
 def _settle(node: Node, visiting: set[int]) -> None:
     if not node.alts or id(node) in visiting:
         return
@@ -154,6 +168,7 @@ def _merge(into: Node, other: Node, _seen: set | None = None) -> None:
         return
     seen.add((id(into), id(other)))
     into.min_len = max(into.min_len, other.min_len)
+    into.free = into.free and other.free
     if other.max_len is not None:
         into.max_len = other.max_len if into.max_len is None else min(into.max_len, other.max_len)
     for name, child in other.props.items():

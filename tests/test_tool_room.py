@@ -1,0 +1,172 @@
+"""Room to finish at every step of the tool phase (issue 34, point 4): under the grammar, a
+constrained request never ends with a call cut by ``max_tokens``.
+
+Tested where it is weakest: uniformly random tokens among those allowed (a random-weight model),
+the smallest ``max_tokens`` a call fits in and a few above it, tools whose calls can grow without
+end (a string of ``maxLength`` 5000, a recursive ``$ref``, ``email``/``uri`` formats, several
+parallel calls), every registered format, and draft rounds rolled back at random places."""
+
+from __future__ import annotations
+
+import json
+
+import jsonschema
+import numpy as np
+import pytest
+
+from helpers import RandomLogits
+from thinkgate import parse
+from thinkgate.constraint import BatchMasker, ReasonerGrammar, compile_tool_grammar
+from thinkgate.constraint.runtime.call_room import shortest_answer
+from thinkgate.constraint.runtime.vocabulary import vocabulary_for
+from thinkgate.formats import get_format, names
+
+GROWING = [
+    {"type": "function", "function": {"name": "note", "parameters": {"type": "object", "properties": {"text": {"type": "string", "maxLength": 5000}}, "required": ["text"]}}},
+    {"type": "function", "function": {"name": "mail", "parameters": {"type": "object", "properties": {"to": {"type": "string", "format": "email"}, "site": {"type": "string", "format": "uri"}}, "required": ["to"]}}},
+    {
+        "type": "function",
+        "function": {
+            "name": "tree",
+            "parameters": {
+                "$defs": {"n": {"type": "object", "properties": {"v": {"type": "integer"}, "kids": {"type": "array", "items": {"$ref": "#/$defs/n"}}}, "required": ["v"]}},
+                "type": "object",
+                "properties": {"root": {"$ref": "#/$defs/n"}},
+                "required": ["root"],
+            },
+        },
+    },
+]
+SCHEMAS = {t["function"]["name"]: t["function"]["parameters"] for t in GROWING}
+# Kimi-K3 writes its markers as text, each begun with "<|": the walk, which gives up a suffix
+# begun twice in vain, finds no finish through them, and no room is kept (logged).
+FORMATS = [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason="issue 34 point 4: no finish walked through Kimi-K3's text markers")) if n == "kimi_k3" else n for n in names() if n != "deepseek_v3"]
+
+
+def sample(grammar, vocab, max_tokens, n, seed, thinking=False, drafts=False):
+    """``n`` outputs of at most ``max_tokens`` tokens, each token uniformly random among those
+    the mask allows. ``drafts``: every few steps a run of tokens is accepted and then a random
+    part of it rolled back (speculative decoding's rejected drafts)."""
+    rng = np.random.default_rng(seed)
+    logits_of = RandomLogits(seed)
+    out = []
+    for _ in range(n):
+        g = ReasonerGrammar(grammar, thinking=thinking, max_tokens=max_tokens)
+        masker = BatchMasker(vocab.size, 1)
+        ids: list[int] = []
+        while len(ids) < max_tokens and not g.is_terminated():
+            logits = logits_of(1, vocab.size)
+            masker([g], logits)
+            t = int(logits.argmax())
+            assert np.isfinite(float(logits[0, t])), f"no token left at step {len(ids)}"
+            assert g.accept_token(t), g.error
+            ids.append(t)
+            if drafts and rng.random() < 0.3 and len(ids) > 1:
+                k = int(rng.integers(1, min(len(ids), 4) + 1))
+                g.rollback(k)
+                del ids[-k:]
+        out.append((ids, g))
+    return out
+
+
+def check_complete(tokenizer, fmt, ids, g, max_tokens):
+    assert len(ids) <= max_tokens
+    text = tokenizer.decode(ids, skip_special_tokens=False)
+    assert g.is_terminated(), f"cut at max_tokens={max_tokens}: {text[-160:]!r}"
+    message = parse(text, fmt, thinking=False, tools=GROWING)
+    assert message.tool_calls and not message.invalid_tool_calls, text
+    for call in message.tool_calls:
+        jsonschema.validate(call.parsed_arguments(), SCHEMAS[call.name], format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+
+
+def growing_grammar(tokenizer, fmt, choice="required"):
+    """The growing tools' grammar; a format that refuses the recursive one (an object literal
+    cannot hold it: Gemma 4) gets the other two."""
+    try:
+        return compile_tool_grammar(tokenizer, fmt, GROWING, choice)
+    except ValueError as e:
+        assert "recursive $ref" in str(e)
+        return compile_tool_grammar(tokenizer, fmt, GROWING[:2], choice)
+
+
+def smallest_room(grammar):
+    """The fewest tokens a complete answer takes: the measured shortest where the reasoner keeps
+    it, else (reasoning written as text, harmony's messages) what the walk from the start finds."""
+    shortest = shortest_answer(grammar)
+    return len(shortest) if shortest else len(ReasonerGrammar(grammar, thinking=False, max_tokens=10**6)._finish_walk())
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_required_calls_always_finish_within_max_tokens(fmt, tokenizer_for):
+    """Every format, a call required: from the smallest max_tokens a call fits in, every output
+    ends complete with valid calls, however the weak model wanders."""
+    tokenizer = tokenizer_for(fmt)
+    grammar = growing_grammar(tokenizer, fmt)
+    vocab = vocabulary_for(tokenizer)
+    smallest = smallest_room(grammar)
+    for k, max_tokens in enumerate((smallest, smallest + 3, smallest + 25)):
+        for ids, g in sample(grammar, vocab, max_tokens, 2, seed=k):
+            check_complete(tokenizer, fmt, ids, g, max_tokens)
+
+
+@pytest.mark.parametrize("fmt", ["deepseek_v3_1", "qwen3", "qwen3_coder", "glm45", "kimi_k2", "llama3_json", "gpt_oss"])
+def test_long_outputs_finish_too(fmt, tokenizer_for):
+    """Room enough for the model to wander far into a value (a string of 5000, a deep tree)
+    before it must finish: still every output ends complete."""
+    tokenizer = tokenizer_for(fmt)
+    grammar = growing_grammar(tokenizer, fmt)
+    vocab = vocabulary_for(tokenizer)
+    for ids, g in sample(grammar, vocab, 120, 2, seed=7):
+        check_complete(tokenizer, fmt, ids, g, 120)
+
+
+def test_draft_rounds_rolled_back_anywhere_keep_the_room(tokenizer):
+    """Speculative decoding: drafts accepted and rolled back at random places, the witness
+    walked again after each; every output still ends complete."""
+    grammar = compile_tool_grammar(tokenizer, "deepseek_v3_1", GROWING, "required")
+    vocab = vocabulary_for(tokenizer)
+    for max_tokens in (24, 60, 120):
+        for ids, g in sample(grammar, vocab, max_tokens, 3, seed=max_tokens, drafts=True):
+            check_complete(tokenizer, "deepseek_v3_1", ids, g, max_tokens)
+
+
+def test_thinking_then_calls_finish(tokenizer):
+    """Thinking first (ended in time by the call's room), then the calls: complete."""
+    grammar = compile_tool_grammar(tokenizer, "deepseek_r1", GROWING, "required")
+    vocab = vocabulary_for(tokenizer)
+    for ids, g in sample(grammar, vocab, 80, 3, seed=3, thinking=True):
+        assert g.is_terminated()
+        text = tokenizer.decode(ids, skip_special_tokens=False)
+        message = parse(text, "deepseek_r1", thinking=True, tools=GROWING)
+        assert message.tool_calls and not message.invalid_tool_calls, text
+
+
+def test_a_call_is_not_started_without_room_for_it(tokenizer):
+    """Under "auto", with a handful of tokens left, the markup that opens a call is masked (the
+    shortest call does not fit); ending the answer is not."""
+    grammar = compile_tool_grammar(tokenizer, "deepseek_v3_1", GROWING, "auto")
+    vocab = vocabulary_for(tokenizer)
+    begin = vocab.token_id(get_format("deepseek_v3_1").tools.section_begin)
+    smallest = len(shortest_answer(compile_tool_grammar(tokenizer, "deepseek_v3_1", GROWING, "required")))
+    for max_tokens, opens in ((smallest - 1, False), (smallest + 60, True)):
+        g = ReasonerGrammar(grammar, thinking=False, max_tokens=max_tokens)
+        bits = BatchMasker(vocab.size, 1)._rows(1)
+        bits.fill_(-1)
+        g.fill_bitmask(bits, 0)
+        row = bits.numpy()[0]
+        assert bool((int(row[begin >> 5]) >> (begin & 31)) & 1) is opens
+        assert all((int(row[s >> 5]) >> (s & 31)) & 1 for s in grammar.stop_ids)
+
+
+def test_text_in_a_free_string_walks_once(tokenizer, monkeypatch):
+    """Inside a long free string the witness found once keeps holding (any text may come before
+    its closing quote): the walk is not repeated at every token."""
+    grammar = compile_tool_grammar(tokenizer, "deepseek_v3_1", GROWING[:1], "required")
+    walks = []
+    real = ReasonerGrammar._finish_walk
+    monkeypatch.setattr(ReasonerGrammar, "_finish_walk", lambda self: walks.append(self.position) or real(self))
+    vocab = vocabulary_for(tokenizer)
+    (ids, g), = sample(grammar, vocab, 300, 1, seed=1)
+    assert g.is_terminated()
+    inside = [p for p in walks if p > 12]
+    assert len(inside) < len(ids) / 4, (len(inside), len(ids))
