@@ -34,7 +34,7 @@ from ...formats import Thinking
 from ...formats.tokens import thinking_from_prompt
 from ..grammar.compiled import ToolGrammar
 from .call_room import _walks, shortest_answer, simplest_answers
-from .guard import ARGS, ArgumentsGuard
+from .guard import ARGS, OUTSIDE, ArgumentsGuard
 from .tool_room import FinishPlan, pick, witness_prefixes
 from .routed import RoutedMatcher
 from .text_reasoning import ANSWER, OPENING, THINKING, TextMarkers, TextReasoning
@@ -122,7 +122,7 @@ class ReasonerGrammar:
             self._plan = finish_plan(grammar)
         self._w: Optional[tuple[int, ...]] = None
         self._w_pos = -1
-        self._w_free = False  # the witness begins by closing a free string, here
+        self._w_free = 0  # the witness begins by closing a free string here (1), or is the end (2)
         self._w_seen: dict[int, tuple] = {}  # position → its witness (for rollback)
         self._b: Optional[int] = None
         self._room_due = False
@@ -617,27 +617,30 @@ class ReasonerGrammar:
                     return
                 if len(text) >= len(spelled):
                     break
-            if self._w_free and _bit(self._plan.neutral, token_id):
-                self._fresh(w, True)  # the same witness finishes after text in a free string
+            if self._w_free and _bit(self._plan.neutral if self._w_free == 1 else self._plan.answer_text, token_id):
+                self._fresh(w, self._w_free)  # the same witness finishes after text in a free string, or an answer's
                 return
         self._w = None
         if self._b is not None:
             self._b += int(self._plan.cost[token_id])
 
-    def _fresh(self, w: tuple[int, ...], free: Optional[bool] = None) -> None:
+    def _fresh(self, w: tuple[int, ...], free: Optional[int] = None) -> None:
         """``w`` finishes from this position (kept by position: a draft rolled back to here
         finds it again, and the finish it promised stands)."""
         self._w, self._w_pos, self._b = w, self._pos, len(w)
         self._w_free = self._in_free_string(w) if free is None else free
         self._w_seen[self._pos] = (w, self._w_free)
 
-    def _in_free_string(self, w: tuple[int, ...]) -> bool:
-        """Inside a string value free of rules, where the witness begins by closing it."""
+    def _in_free_string(self, w: tuple[int, ...]) -> int:
+        """1: inside a string value free of rules, where the witness begins by closing it; 2: in
+        an answer's text, where it is the end alone; 0: neither."""
+        if len(w) == 1 and w[0] in self._stops and self.grammar.choice in ("auto", "none") and (self._guard is None or (self._guard.mode == OUTSIDE and self._guard.call_at == 0)):
+            return 2  # (before any call: after one, text may be the separator a next call needs)
         g = self._guard
         if g is None or g.mode != ARGS or not w or not self.grammar.vocab.token_bytes[w[0]].startswith(b'"'):
-            return False
+            return 0
         c = g.cursor
-        return c.in_string == 2 and c.esc == 0 and not c.pending_high and c.node is not None and c.node.free
+        return int(c.in_string == 2 and c.esc == 0 and not c.pending_high and c.node is not None and c.node.free)
 
     def _keep_room(self, words: np.ndarray) -> bool:
         """Clear from a filled row the tokens after which the output could not finish within
@@ -663,7 +666,7 @@ class ReasonerGrammar:
             for t in (self._w[0], *witness_prefixes(plan, self.grammar.vocab.token_bytes, self._w)):
                 keep[t >> 5] |= np.int32(np.uint32(1 << (t & 31)).view(np.int32))
             if slack >= 0 and self._w_free:
-                keep |= plan.neutral
+                keep |= plan.neutral if self._w_free == 1 else plan.answer_text
         words &= keep
         return True
 

@@ -81,6 +81,17 @@ class FinishPlan:
         self._levels: dict[int, np.ndarray] = {}
         self.max_len = int(lengths.max())
         self.neutral = _neutral_string_tokens(vocab)
+        # Text of an answer that may end here: the end still follows it, unless it begins the
+        # tool markup (a trigger written as text, a bare call's "{", an array's "[").
+        t = grammar.format.tools
+        openers = {m[:1].encode() for m in (t.trigger, t.array[0], "{" if t.bare else "") if m and not m.startswith("<｜") and m not in vocab_markers(vocab)}
+        text = np.ones(n, dtype=bool)
+        text[ids] = False
+        text[len(token_bytes):] = False
+        for i, b in enumerate(token_bytes):
+            if not b or any(o in b for o in openers):
+                text[i] = False
+        self.answer_text = pack(np.flatnonzero(text), n)
         self.ids_by_bytes = _ids_by_bytes(vocab)
         self.stops = tuple(grammar.stop_ids)
         self.control = vocab.control_ids
@@ -139,6 +150,11 @@ def _per_byte_bound(grammar: ToolGrammar, answers: list[tuple[int, ...]]) -> int
             value = max(value, len(shortest.encode()))
     markers = max((len(m.encode()) for m in grammar.format.tools.markers), default=0)
     return max(k, value + key + markers + 8, 16)
+
+
+def vocab_markers(vocab) -> set:
+    """The texts of the control tokens (a marker that is a token opens nothing as text)."""
+    return {vocab.token_bytes[i].decode("utf-8", "replace") for i in vocab.control_ids if i < len(vocab.token_bytes)}
 
 
 def _neutral_string_tokens(vocab) -> np.ndarray:
