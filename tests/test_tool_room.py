@@ -170,3 +170,14 @@ def test_text_in_a_free_string_walks_once(tokenizer, monkeypatch):
     assert g.is_terminated()
     inside = [p for p in walks if p > 12]
     assert len(inside) < len(ids) / 4, (len(inside), len(ids))
+
+
+def test_the_room_can_be_turned_off(tokenizer, monkeypatch):
+    """``THINKGATE_TOOL_ROOM=off``: nothing is kept (a cut call is possible again); a value
+    that is neither on nor off is an error naming the variable."""
+    grammar = compile_tool_grammar(tokenizer, "deepseek_v3_1", GROWING, "required")
+    monkeypatch.setenv("THINKGATE_TOOL_ROOM", "off")
+    assert ReasonerGrammar(grammar, thinking=False, max_tokens=30)._plan is None
+    monkeypatch.setenv("THINKGATE_TOOL_ROOM", "maybe")
+    with pytest.raises(ValueError, match="THINKGATE_TOOL_ROOM"):
+        ReasonerGrammar(grammar, thinking=False, max_tokens=30)

@@ -6,6 +6,7 @@ values, so a marker string is written once (in a module such as ``deepseek.py``)
 
 from __future__ import annotations
 
+import decimal
 import json
 import re
 from dataclasses import dataclass
@@ -488,17 +489,28 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is no JSON value")
 
 
-def _finite(text: str) -> float:
+# The most digits a number past a double's range may have when read exactly (Python's own
+# bound on an integer's digits from text): a longer one is refused, not computed.
+_EXACT_DIGITS = 4300
+
+
+def _finite(text: str) -> float | int:
     value = float(text)
     if value in (float("inf"), float("-inf")):
-        raise ValueError(f"{text} is past JSON's numbers (it reads as infinity)")
+        # JSON's grammar has no bound on a number, and the constraint's none either: a number past
+        # a double's range is read exactly (it is a whole number there), not as infinity.
+        exact = decimal.Decimal(text)
+        if exact.adjusted() > _EXACT_DIGITS:
+            raise ValueError(f"{text} has more than {_EXACT_DIGITS} digits, past what is read")
+        return int(exact)
     return value
 
 
 def loads_json(text: str, strict: bool = True) -> Any:
-    """``json.loads`` held to JSON itself: Python's reader also takes ``NaN``, ``Infinity`` and a
-    number past a double's range (read as infinity), which a client's JSON parser refuses; they
-    are a ``ValueError`` here, as any other text that is no JSON."""
+    """``json.loads`` held to JSON itself: Python's reader also takes ``NaN`` and ``Infinity``,
+    which are no JSON; they are a ``ValueError`` here, as any other text that is no JSON. A
+    number past a double's range is JSON (a client's reader may round it): it is read exactly,
+    as a whole number, where Python's would read infinity."""
     return json.loads(text, strict=strict, parse_constant=_no_constant, parse_float=_finite)
 
 

@@ -31,7 +31,11 @@ class ToolCall:
     type: str = "function"
 
     def parsed_arguments(self) -> Any:
-        return json.loads(self.arguments)
+        """The arguments as Python values (a number past a double's range exactly, not as
+        infinity: see ``loads_json``)."""
+        from ..formats.base import loads_json
+
+        return loads_json(self.arguments)
 
     def to_openai(self) -> dict:
         return {

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import enum
 import logging
+import os
 from dataclasses import replace
 from collections.abc import Iterable, Sequence
 from typing import Optional
@@ -118,7 +119,7 @@ class ReasonerGrammar:
         # the position it was found for, and the bound on what finishing costs (None: walk).
         self.max_tokens = max_tokens
         self._plan: Optional[FinishPlan] = None
-        if max_tokens is not None and not grammar.free_answer and (grammar.choice != "none" or grammar.spec.answer is not None):
+        if max_tokens is not None and tool_room_on() and not grammar.free_answer and (grammar.choice != "none" or grammar.spec.answer is not None):
             self._plan = finish_plan(grammar)
         self._w: Optional[tuple[int, ...]] = None
         self._w_pos = -1
@@ -657,7 +658,9 @@ class ReasonerGrammar:
                     return False
                 self._fresh(w)
             self._b = len(self._w)
-        slack = left - self._b
+        # Nothing open (the end alone finishes): the limit may cut here, as "length"; only what
+        # would open something must fit.
+        slack = left - (0 if self._w_free == 2 else self._b)
         keep = plan.level(slack)
         if keep is None:
             return False
@@ -754,6 +757,15 @@ class FailedRequest:
     def fill_bitmask(self, bitmask: torch.Tensor, index: int) -> bool:
         _only(bitmask.numpy()[index], self.stop_ids)
         return True
+
+
+def tool_room_on() -> bool:
+    """Whether room to finish is kept in the tool phase (``THINKGATE_TOOL_ROOM``, on unless
+    ``off``: a way out should its walk cost too much somewhere)."""
+    value = os.environ.get("THINKGATE_TOOL_ROOM", "on").strip().lower()
+    if value not in ("on", "off", "1", "0", "true", "false"):
+        raise ValueError(f"THINKGATE_TOOL_ROOM must be 'on' or 'off', not {value!r}")
+    return value in ("on", "1", "true")
 
 
 def finish_plan(grammar: ToolGrammar) -> FinishPlan:
