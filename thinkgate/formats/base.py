@@ -489,20 +489,17 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is no JSON value")
 
 
-# The most digits a number past a double's range may have when read exactly (Python's own
-# bound on an integer's digits from text): a longer one is refused, not computed.
-_EXACT_DIGITS = 4300
-
-
-def _finite(text: str) -> float | int:
+def _finite(text: str) -> float | decimal.Decimal:
     value = float(text)
     if value in (float("inf"), float("-inf")):
-        # JSON's grammar has no bound on a number, and the constraint's none either: a number past
-        # a double's range is read exactly (it is a whole number there), not as infinity.
-        exact = decimal.Decimal(text)
-        if exact.adjusted() > _EXACT_DIGITS:
-            raise ValueError(f"{text} has more than {_EXACT_DIGITS} digits, past what is read")
-        return int(exact)
+        # JSON's grammar has no bound on a number, and the constraint's none either (a weak model
+        # writes 2001E998929297553): a number past a double's range is read exactly, as a
+        # Decimal (a number to jsonschema), not as infinity; one whose exponent is past even a
+        # Decimal's (10**18) by the largest Decimal of its sign, which every bound compares the same.
+        try:
+            return decimal.Decimal(text)
+        except decimal.InvalidOperation:
+            return decimal.Decimal(("-" if value < 0 else "") + "9e999999999999999999")
     return value
 
 
@@ -510,7 +507,7 @@ def loads_json(text: str, strict: bool = True) -> Any:
     """``json.loads`` held to JSON itself: Python's reader also takes ``NaN`` and ``Infinity``,
     which are no JSON; they are a ``ValueError`` here, as any other text that is no JSON. A
     number past a double's range is JSON (a client's reader may round it): it is read exactly,
-    as a whole number, where Python's would read infinity."""
+    as a ``decimal.Decimal``, where Python's would read infinity."""
     return json.loads(text, strict=strict, parse_constant=_no_constant, parse_float=_finite)
 
 

@@ -65,7 +65,10 @@ class ArgumentsSchemas:
             value = loads_json(arguments)
         except ValueError as e:  # the reader read it as JSON: this would be the reader's fault
             return f"arguments are not valid JSON: {e}"
-        problem = next(iter(sorted(validator.iter_errors(value), key=lambda e: list(e.absolute_path))), None)
+        try:
+            problem = next(iter(sorted(validator.iter_errors(value), key=lambda e: list(e.absolute_path))), None)
+        except (TypeError, OverflowError):  # a number past a double's range against a float's multipleOf
+            return None  # (what the grammar held: the constraint enforces no multipleOf)
         if problem is None:
             return None
         where = "".join(f"[{p!r}]" for p in problem.absolute_path) or "the arguments"

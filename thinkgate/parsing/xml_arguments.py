@@ -371,7 +371,7 @@ def _typed_json(text: str, schema: Any) -> str:
         return _convert(text, schema)
     types, kind = _types(schema), json_type(value)
     if types is None or kind in types or (kind == "number" and "integer" in types):
-        return json.dumps(value, ensure_ascii=False)
+        return _dumps(value, text)
     return _convert(text, schema)
 
 
@@ -434,11 +434,20 @@ def _convert(text: str, schema: Any, untyped_json: bool = False) -> str:
             if literal is not None and literal[1] in types:
                 value = literal[0]
         if value is not _NOTHING:
-            return json.dumps(value, ensure_ascii=False)
+            return _dumps(value, text)
     return json.dumps(text, ensure_ascii=False)
 
 
 _NOTHING = object()
+
+
+def _dumps(value: Any, text: str) -> str:
+    """``value`` as JSON; one holding a number past a double's range (read as a Decimal, which
+    json cannot write) is its own text, which is that JSON."""
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except TypeError:
+        return text.strip()
 
 
 def _json(text: str, types: Optional[set[str]]) -> Any:

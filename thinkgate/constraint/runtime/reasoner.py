@@ -35,7 +35,7 @@ from ...formats import Thinking
 from ...formats.tokens import thinking_from_prompt
 from ..grammar.compiled import ToolGrammar
 from .call_room import _walks, shortest_answer, simplest_answers
-from .guard import ARGS, OUTSIDE, ArgumentsGuard
+from .guard import ARGS, OUTSIDE, RAW, ArgumentsGuard
 from .tool_room import FinishPlan, pick, witness_prefixes
 from .routed import RoutedMatcher
 from .text_reasoning import ANSWER, OPENING, THINKING, TextMarkers, TextReasoning
@@ -706,7 +706,7 @@ class ReasonerGrammar:
                 row[:] = -1
                 self._fill(bits, 0)
                 c = self._guard.cursor if self._guard is not None and self._guard.mode == ARGS else None
-                t, path = pick(plan, row, path, uses, c is not None and c.in_string == 2 and c.esc == 0)
+                t, path = pick(plan, row, path, uses, c is not None and c.in_string == 2 and c.esc == 0, self._guard is None or self._guard.mode in (ARGS, RAW))
                 if t is None:
                     break
                 ids.append(t)
@@ -774,7 +774,11 @@ def finish_plan(grammar: ToolGrammar) -> FinishPlan:
         answers = [(*a, grammar.stop_ids[0]) for a in simplest_answers(grammar)]
         # (only those the grammar admits: a path that breaks midway leads the walk astray)
         walked = [a for a in sorted(answers, key=len)[:8] if _walks(grammar, a)]
-        grammar.finish_plan = FinishPlan(grammar, walked or answers)
+        # and the ends of an answer written in a frame of its own (Kimi-K3's response, its turn)
+        fmt = grammar.format
+        ends = [text for text in (fmt.answer[1] + fmt.turn_end, fmt.turn_end) if text]
+        tails = [(*grammar.vocab.tokenizer.encode(text, add_special_tokens=False), grammar.stop_ids[0]) for text in ends]
+        grammar.finish_plan = FinishPlan(grammar, (walked or answers) + tails)
     return grammar.finish_plan
 
 

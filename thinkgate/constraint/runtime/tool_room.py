@@ -198,10 +198,12 @@ def allowed_among(words: np.ndarray, ids: np.ndarray) -> np.ndarray:
     return ((words.view(np.uint32)[ids >> 5] >> (ids & 31).astype(np.uint32)) & 1).astype(bool)
 
 
-def pick(plan: FinishPlan, words: np.ndarray, path: list, uses: dict, in_string: bool) -> tuple[Optional[int], list]:
+def pick(plan: FinishPlan, words: np.ndarray, path: list, uses: dict, in_string: bool, in_value: bool = True) -> tuple[Optional[int], list]:
     """The walk's next token from a filled row, and the paths it continues (the rests of the
     suffixes it follows, shortest first; see the module).
-    ``in_string``: inside a JSON string, where its closing quote comes first. ``uses``: the
+    ``in_string``: inside a JSON string, where its closing quote comes first. ``in_value``:
+    inside a call's arguments, where a suffix begun twice in vain is given up (its first token
+    is a value's text there; in the markup between, it is a marker's start, as Kimi-K3's "<|"). ``uses``: the
     walk's memory (its random draws at 0 once drawn, their seed at -1, how often a suffix was
     begun at -2 - its first token)."""
     for s in plan.stops:
@@ -216,7 +218,7 @@ def pick(plan: FinishPlan, words: np.ndarray, path: list, uses: dict, in_string:
     if len(plan.suffix_first):
         for j in np.flatnonzero(allowed_among(words, plan.suffix_first)).tolist():
             t = int(plan.suffix_first[j])
-            if uses.get(-2 - t, 0) < 2:  # (a suffix begun again and again is a loop)
+            if not in_value or uses.get(-2 - t, 0) < 2:  # (begun again and again in a value: a loop)
                 uses[-2 - t] = uses.get(-2 - t, 0) + 1
                 return t, plan.suffixes[j]
     # A byte: one of the preferred ones the mask allows, else of any it allows, drawn at
