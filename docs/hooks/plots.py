@@ -1,0 +1,119 @@
+"""The docs build draws the benchmarks' plots (issue 36, point 3).
+
+The benchmarks write their results as JSON; the ones the docs show are kept in ``docs/data/``
+(``python benchmarks/parse_stream.py --out docs/data/parse_stream.json``,
+``python benchmarks/step_overhead.py --out docs/data/step_overhead.json``). At build time this
+hook draws them with matplotlib into SVG files that exist only in the built site: no picture is
+committed, and a page shows ``plots/NAME.svg``. Run by ``mkdocs build`` (``hooks:`` in
+mkdocs.yml); ``python docs/hooks/plots.py DIR`` writes them to a folder to look at.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import sys
+
+DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data")
+
+
+def parse_time_vs_length(data: dict):
+    """Total parse time of a streamed output against its length, one line per shape and mode."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.4, 4))
+    lines: dict = {}
+    for row in data["rows"]:
+        lines.setdefault(f"{row['shape']} ({row['mode']})", []).append((row["chars"], row["total_ms"]))
+    for label, points in sorted(lines.items()):
+        points.sort()
+        ax.plot([p[0] / 1000 for p in points], [p[1] for p in points], marker="o", label=label)
+    ax.set_xlabel("output length (thousand characters)")
+    ax.set_ylabel("parse time, whole output (ms)")
+    ax.set_title(f"Streaming parse, {data['format']}, {data['tokens_per_delta']} tokens a delta")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log", base=2)
+    _plain_ticks(ax.xaxis, ax.yaxis)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7)
+    return fig
+
+
+def _plain_ticks(*axes) -> None:
+    """Numbers on log axes as numbers (10, 20, 40), not powers."""
+    from matplotlib.ticker import FuncFormatter
+
+    for axis in axes:
+        axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+
+
+def step_cost_vs_batch(data: dict):
+    """A step's masking cost against the batch size, by phase."""
+    import matplotlib.pyplot as plt
+
+    rows = data["batch_steps"]
+    batches = [r["batch"] for r in rows]
+    fig, ax = plt.subplots(figsize=(6.4, 4))
+    for key, label in (
+        ("thinking_auto_ms", "thinking (nothing masked)"),
+        ("thinking_required_ms", "thinking, a call required (end blocked)"),
+        ("tool_cpu_ms", "tool phase: masks filled"),
+        ("tool_apply_ms", "tool phase: masks filled and applied"),
+        ("tool_xgrammar_floor_ms", "xgrammar's batch fill alone"),
+    ):
+        if all(key in r for r in rows):
+            ax.plot(batches, [r[key] for r in rows], marker="o", label=label)
+    ax.set_xlabel("batch size (requests)")
+    ax.set_ylabel("cost per step (ms)")
+    ax.set_title("Step cost against batch size (CPU)")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    _plain_ticks(ax.xaxis)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7)
+    return fig
+
+
+PLOTS = {
+    "parse_time_vs_length": ("parse_stream.json", parse_time_vs_length),
+    "step_cost_vs_batch": ("step_overhead.json", step_cost_vs_batch),
+}
+
+
+def draw() -> dict[str, bytes]:
+    """Every plot whose data is in docs/data, as SVG bytes by name."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    matplotlib.rcParams["svg.hashsalt"] = "thinkgate"  # the same data draws the same file
+    import matplotlib.pyplot as plt
+
+    out = {}
+    for name, (source, plot) in PLOTS.items():
+        path = os.path.join(DATA, source)
+        with open(path, encoding="utf-8") as f:
+            fig = plot(json.load(f))
+        buf = io.BytesIO()
+        fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
+        plt.close(fig)
+        out[name] = buf.getvalue()
+    return out
+
+
+def on_files(files, config):
+    """mkdocs: the plots join the site's files (so that pages may link them, strict or not)."""
+    from mkdocs.structure.files import File
+
+    for name, svg in draw().items():
+        files.append(File.generated(config, f"plots/{name}.svg", content=svg))
+    return files
+
+
+if __name__ == "__main__":
+    target = sys.argv[1] if len(sys.argv) > 1 else "."
+    os.makedirs(target, exist_ok=True)
+    for name, svg in draw().items():
+        with open(os.path.join(target, f"{name}.svg"), "wb") as f:
+            f.write(svg)
+        print(os.path.join(target, f"{name}.svg"))
