@@ -24,7 +24,7 @@ def test_every_plot_draws_from_its_committed_data():
         parse = json.load(f)
     svg = drawn["parse_time_vs_length"].decode()
     assert svg.startswith("<?xml") and parse["format"] in svg
-    assert "batch size" in drawn["step_cost_vs_batch"].decode()
+    assert "batch size" in drawn["step_cost_vs_batch"].decode() and "tools in the request" in drawn["compile_time_vs_tools"].decode()
     assert plots.draw() == drawn  # the same data draws the same file
     page = open(os.path.join(os.path.dirname(HOOKS), "benchmarks.md"), encoding="utf-8").read()
     assert all(f"plots/{name}.svg" in page for name in plots.PLOTS)

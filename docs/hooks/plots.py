@@ -75,9 +75,31 @@ def step_cost_vs_batch(data: dict):
     return fig
 
 
+def compile_time_vs_tools(data: dict):
+    """A tool set's grammar compile time against its size: cold (a new tool set) and cached."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.4, 4))
+    for bounded, style in ((False, "-"), (True, "--")):
+        rows = sorted((r for r in data["compile"] if isinstance(r["tools"], int) and r["max_length_string"] is bounded), key=lambda r: r["tools"])
+        what = "with a maxLength string" if bounded else "plain"
+        for key, label in (("cold_ms", "cold"), ("cached_ms", "cached")):
+            ax.plot([r["tools"] for r in rows], [r[key] for r in rows], style, marker="o", label=f"{label}, {what}")
+    ax.set_xlabel("tools in the request")
+    ax.set_ylabel("compile time (ms)")
+    ax.set_title("Grammar compile time against the number of tools (CPU)")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    _plain_ticks(ax.xaxis)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7)
+    return fig
+
+
 PLOTS = {
     "parse_time_vs_length": ("parse_stream.json", parse_time_vs_length),
     "step_cost_vs_batch": ("step_overhead.json", step_cost_vs_batch),
+    "compile_time_vs_tools": ("step_overhead.json", compile_time_vs_tools),
 }
 
 
