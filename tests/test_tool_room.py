@@ -40,6 +40,11 @@ GROWING = [
 SCHEMAS = {t["function"]["name"]: t["function"]["parameters"] for t in GROWING}
 # Kimi-K3 writes its markers as text, each begun with "<|": the walk, which gives up a suffix
 # begun twice in vain, finds no finish through them, and no room is kept (logged).
+@pytest.fixture(autouse=True)
+def tool_room_on(monkeypatch):
+    monkeypatch.setenv("THINKGATE_TOOL_ROOM", "on")  # (off by default: see tool_room_on)
+
+
 FORMATS = [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason="issue 34 point 4: no finish walked through Kimi-K3's text markers")) if n == "kimi_k3" else n for n in names() if n != "deepseek_v3"]
 
 
@@ -173,10 +178,12 @@ def test_text_in_a_free_string_walks_once(tokenizer, monkeypatch):
 
 
 def test_the_room_can_be_turned_off(tokenizer, monkeypatch):
-    """``THINKGATE_TOOL_ROOM=off``: nothing is kept (a cut call is possible again); a value
-    that is neither on nor off is an error naming the variable."""
+    """``THINKGATE_TOOL_ROOM=off`` (the default): nothing is kept; a value that is neither on
+    nor off is an error naming the variable."""
     grammar = compile_tool_grammar(tokenizer, "deepseek_v3_1", GROWING, "required")
     monkeypatch.setenv("THINKGATE_TOOL_ROOM", "off")
+    assert ReasonerGrammar(grammar, thinking=False, max_tokens=30)._plan is None
+    monkeypatch.delenv("THINKGATE_TOOL_ROOM")
     assert ReasonerGrammar(grammar, thinking=False, max_tokens=30)._plan is None
     monkeypatch.setenv("THINKGATE_TOOL_ROOM", "maybe")
     with pytest.raises(ValueError, match="THINKGATE_TOOL_ROOM"):

@@ -760,9 +760,11 @@ class FailedRequest:
 
 
 def tool_room_on() -> bool:
-    """Whether room to finish is kept in the tool phase (``THINKGATE_TOOL_ROOM``, on unless
-    ``off``: a way out should its walk cost too much somewhere)."""
-    value = os.environ.get("THINKGATE_TOOL_ROOM", "on").strip().lower()
+    """Whether room to finish is kept in the tool phase: ``THINKGATE_TOOL_ROOM=on``. Off by
+    default: its bound on what a token can cost is coarse (``K`` tokens a byte), so below a few
+    thousand tokens of ``max_tokens`` it holds a model to short tokens for the whole call (see
+    docs/constraining.md)."""
+    value = os.environ.get("THINKGATE_TOOL_ROOM", "off").strip().lower()
     if value not in ("on", "off", "1", "0", "true", "false"):
         raise ValueError(f"THINKGATE_TOOL_ROOM must be 'on' or 'off', not {value!r}")
     return value in ("on", "1", "true")
