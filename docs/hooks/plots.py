@@ -29,23 +29,26 @@ def parse_time_vs_length(data: dict):
     for label, points in sorted(lines.items()):
         points.sort()
         ax.plot([p[0] / 1000 for p in points], [p[1] for p in points], marker="o", label=label)
-    ax.set_xlabel("output length (thousand characters)")
-    ax.set_ylabel("parse time, whole output (ms)")
-    ax.set_title(f"Streaming parse, {data['format']}, {data['tokens_per_delta']} tokens a delta")
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log", base=2)
-    _plain_ticks(ax.xaxis, ax.yaxis)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7)
+    _log_axes(ax, "output length (thousand characters)", "parse time, whole output (ms)", f"Streaming parse, {data['format']}, {data['tokens_per_delta']} tokens a delta", y_base=2)
     return fig
 
 
-def _plain_ticks(*axes) -> None:
-    """Numbers on log axes as numbers (10, 20, 40), not powers."""
+def _log_axes(ax, xlabel: str, ylabel: str, title: str, y_base: int = 10) -> None:
+    """Labels, log axes (x in powers of two, written as plain numbers: 10, 20, 40; y too where
+    its base is two), a grid and the legend."""
     from matplotlib.ticker import FuncFormatter
 
-    for axis in axes:
-        axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log", base=y_base)
+    plain = FuncFormatter(lambda v, _: f"{v:g}")
+    ax.xaxis.set_major_formatter(plain)
+    if y_base == 2:
+        ax.yaxis.set_major_formatter(plain)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7)
 
 
 def step_cost_vs_batch(data: dict):
@@ -64,14 +67,7 @@ def step_cost_vs_batch(data: dict):
     ):
         if all(key in r for r in rows):
             ax.plot(batches, [r[key] for r in rows], marker="o", label=label)
-    ax.set_xlabel("batch size (requests)")
-    ax.set_ylabel("cost per step (ms)")
-    ax.set_title("Step cost against batch size (CPU)")
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    _plain_ticks(ax.xaxis)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7)
+    _log_axes(ax, "batch size (requests)", "cost per step (ms)", "Step cost against batch size (CPU)")
     return fig
 
 
@@ -85,14 +81,7 @@ def compile_time_vs_tools(data: dict):
         what = "with a maxLength string" if bounded else "plain"
         for key, label in (("cold_ms", "cold"), ("cached_ms", "cached")):
             ax.plot([r["tools"] for r in rows], [r[key] for r in rows], style, marker="o", label=f"{label}, {what}")
-    ax.set_xlabel("tools in the request")
-    ax.set_ylabel("compile time (ms)")
-    ax.set_title("Grammar compile time against the number of tools (CPU)")
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    _plain_ticks(ax.xaxis)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7)
+    _log_axes(ax, "tools in the request", "compile time (ms)", "Grammar compile time against the number of tools (CPU)")
     return fig
 
 

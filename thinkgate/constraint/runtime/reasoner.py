@@ -205,7 +205,7 @@ class ReasonerGrammar:
         # The tool phase's common step: the matcher's mask, the guard's, nothing forced (the
         # batch masker fills these rows together, and accept_token takes a short path).
         # (a routed grammar's matcher is two, which xgrammar's batch calls do not know)
-        self._room_due = self._plan is not None and self._keeps_room() and (self._b is None or self.max_tokens - self._pos - 1 - self._b < self._plan.walk_below)
+        self._room_due = self._plan is not None and self._keeps_room() and self._walk_due()
         self.plain = self.phase == Phase.CONSTRAINED and self._text is None and self._answer_forced_from is None and self.needs_bitmask and not self._routed and not self._room_due
 
     def _answer_free(self) -> bool:
@@ -284,7 +284,7 @@ class ReasonerGrammar:
                 self._pos += 1
                 if self._plan is not None:
                     self._room_step(token_id)
-                    if self.max_tokens - self._pos - 1 - (self._b if self._b is not None else self.max_tokens) < self._plan.walk_below:
+                    if self._walk_due():
                         self._refresh()
                 # (a matcher ends only on a stop token: no call into xgrammar for the others)
                 if token_id in self._stops and self._matcher.is_terminated():
@@ -545,7 +545,7 @@ class ReasonerGrammar:
             words[nxt >> 5] |= np.int32(np.uint32(1 << (nxt & 31)).view(np.int32))
             need = True
         need = self._guarded(words) or need
-        if self._plan is not None and phase == Phase.CONSTRAINED and self._keeps_room() and self.phase == Phase.CONSTRAINED:
+        if self._plan is not None and self._keeps_room():
             need = self._keep_room(words) or need
         return need
 
@@ -607,23 +607,20 @@ class ReasonerGrammar:
             if token_id == w[0]:
                 self._fresh(w[1:])
                 return
-            spelled = self.grammar.vocab.token_bytes[token_id]
-            text = b""
-            for k, t in enumerate(w[:8]):
-                if t in self._plan.control:
-                    break
-                text += self.grammar.vocab.token_bytes[t]
-                if text == spelled:
-                    self._fresh(w[k + 1 :])
-                    return
-                if len(text) >= len(spelled):
-                    break
+            k = witness_prefixes(self._plan, self.grammar.vocab.token_bytes, w).get(token_id)
+            if k is not None:
+                self._fresh(w[k:])
+                return
             if self._w_free and _bit(self._plan.neutral if self._w_free == 1 else self._plan.answer_text, token_id):
                 self._fresh(w, self._w_free)  # the same witness finishes after text in a free string, or an answer's
                 return
         self._w = None
         if self._b is not None:
             self._b += int(self._plan.cost[token_id])
+
+    def _walk_due(self) -> bool:
+        """The bound on finishing is unknown, or its slack too small to mask by: walk."""
+        return self._b is None or self.max_tokens - self._pos - 1 - self._b < self._plan.walk_below
 
     def _fresh(self, w: tuple[int, ...], free: Optional[int] = None) -> None:
         """``w`` finishes from this position (kept by position: a draft rolled back to here
@@ -648,7 +645,7 @@ class ReasonerGrammar:
         max_tokens; whether the row changed."""
         plan = self._plan
         left = self.max_tokens - self._pos - 1  # tokens after this one
-        if self._b is None or left - self._b < plan.walk_below:
+        if self._walk_due():
             if self._w is None or self._w_pos != self._pos:
                 w = self._finish_walk()
                 if w is None:

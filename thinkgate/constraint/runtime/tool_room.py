@@ -84,7 +84,7 @@ class FinishPlan:
         # Text of an answer that may end here: the end still follows it, unless it begins the
         # tool markup (a trigger written as text, a bare call's "{", an array's "[").
         t = grammar.format.tools
-        openers = {m[:1].encode() for m in (t.trigger, t.array[0], "{" if t.bare else "") if m and not m.startswith("<｜") and m not in vocab_markers(vocab)}
+        openers = {m[:1].encode() for m in (t.trigger, t.array[0], "{" if t.bare else "") if m and m not in vocab_markers(vocab)}
         text = np.ones(n, dtype=bool)
         text[ids] = False
         text[len(token_bytes):] = False
@@ -241,17 +241,17 @@ def pick(plan: FinishPlan, words: np.ndarray, path: list, uses: dict, in_string:
     return w * 32 + ((word & -word).bit_length() - 1), []
 
 
-def witness_prefixes(plan: FinishPlan, token_bytes: list, witness: tuple[int, ...]) -> list[int]:
-    """The tokens that spell the witness's first tokens together (``W[0..k]``, k > 0): after one,
-    the rest of the witness still finishes."""
-    out = []
+def witness_prefixes(plan: FinishPlan, token_bytes: list, witness: tuple[int, ...]) -> dict[int, int]:
+    """The tokens that spell the witness's first tokens together (``W[:k]``), each with its
+    ``k``: after one, ``W[k:]`` still finishes."""
+    out: dict[int, int] = {}
     text = b""
-    for t in witness[:8]:
+    for k, t in enumerate(witness[:8], 1):
         b = token_bytes[t]
         if not b or t in plan.control:  # a marker token is itself, whatever text spells it
             break
         text += b
         i = plan.ids_by_bytes.get(text)
         if i is not None:
-            out.append(i)
+            out.setdefault(i, k)
     return out
