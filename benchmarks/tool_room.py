@@ -1,10 +1,13 @@
 """Room to finish in the tool phase (issue 34, point 4): how many outputs end complete within
-``max_tokens``, and what a step costs, with ``THINKGATE_TOOL_ROOM`` on and off.
+``max_tokens``, and what a step costs, with ``THINKGATE_TOOL_ROOM`` on (the default) and off;
+and how close to the limit a call as a model writes it passes untouched.
 
-Uniformly random tokens among those the mask allows (a random-weight model), tool_choice
+Walks: uniformly random tokens among those the mask allows (a random-weight model), tool_choice
 "required", no thinking, the real tokenizers. Two tool sets: the growing ones (a string of
-``maxLength`` 5000, an email/uri, a recursive tree) and the realistic four. Prints a table,
-writes JSON.
+``maxLength`` 5000, an email/uri, a recursive tree) and the realistic four. Natural calls: each
+realistic tool's call in the tokenizer's own encoding (tests/test_tool_room.py's), and the
+smallest ``max_tokens`` at which the room refuses none of its tokens (found by bisection; with the
+room off it is the call's length). Prints tables, writes JSON.
 
     python benchmarks/tool_room.py [--walks 12] [--out benchmarks/results/tool_room.json]
 """
@@ -25,7 +28,7 @@ import torch  # noqa: E402
 
 from conftest import load_deepseek_tokenizer, load_qwen_tokenizer  # noqa: E402
 from schemas import REALISTIC  # noqa: E402
-from test_tool_room import GROWING  # noqa: E402
+from test_tool_room import GROWING, NATURAL_CALLS, first_refused, natural_call  # noqa: E402
 from thinkgate.constraint import BatchMasker, ReasonerGrammar, compile_tool_grammar  # noqa: E402
 from thinkgate.constraint.runtime.vocabulary import vocabulary_for  # noqa: E402
 
@@ -68,9 +71,27 @@ def main() -> None:
                 rows.append(row)
                 print(f"{fmt:<15}{tools_name:<11}{max_tokens:>6}  off: {row['off']['complete']:>3}/{args.walks} {row['off']['ms_per_step']:6.2f} ms/step"
                       f"   on: {row['on']['complete']:>3}/{args.walks} {row['on']['ms_per_step']:6.2f} ms/step")
+    os.environ["THINKGATE_TOOL_ROOM"] = "on"
+    natural = []
+    print(f"\n{'format':<15}{'tool':<13}{'call':>6}{'untouched from':>16}{'extra':>7}")
+    for fmt, load in (("deepseek_v3_1", load_deepseek_tokenizer), ("qwen3", load_qwen_tokenizer)):
+        tokenizer = load()
+        vocab = vocabulary_for(tokenizer)
+        grammar = compile_tool_grammar(tokenizer, fmt, REALISTIC, "required")
+        for name, arguments in NATURAL_CALLS:
+            ids = natural_call(tokenizer, grammar, fmt, name, arguments)
+            lo, hi = len(ids), 16 * len(ids)
+            while lo < hi:  # (the smallest max_tokens from which no token of the call is refused)
+                mid = (lo + hi) // 2
+                if first_refused(grammar, vocab, ids, mid) is None:
+                    hi = mid
+                else:
+                    lo = mid + 1
+            natural.append({"format": fmt, "tool": name, "tokens": len(ids), "untouched_from": lo, "extra": lo - len(ids)})
+            print(f"{fmt:<15}{name:<13}{len(ids):>6}{lo:>16}{lo - len(ids):>7}")
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w") as f:
-        json.dump({"benchmark": "tool_room", "rows": rows}, f, indent=2)
+        json.dump({"benchmark": "tool_room", "rows": rows, "natural_calls": natural}, f, indent=2)
     print(f"wrote {args.out}")
 
 

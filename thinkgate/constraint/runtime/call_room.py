@@ -48,6 +48,12 @@ def simplest_answers(grammar: ToolGrammar) -> list[tuple[int, ...]]:
     """Each tool's simplest call, written as the format writes a tool section of that one call,
     in the request's tokens (not walked: a schema's simplest value may be one its grammar
     refuses). One per tool, in the tools' order."""
+    return [ids for _, ids in simplest_calls(grammar)]
+
+
+def simplest_calls(grammar: ToolGrammar) -> list[tuple[str, tuple[int, ...]]]:
+    """:func:`simplest_answers`, each with its tool's name (a tool whose arguments the format
+    cannot write has none)."""
     t = grammar.format.tools
     tokenizer = grammar.vocab.tokenizer
     candidates = []
@@ -59,7 +65,7 @@ def simplest_answers(grammar: ToolGrammar) -> list[tuple[int, ...]]:
             text = t.section_text([(spec.name, arguments)])
         except ValueError:  # arguments that are no object cannot be written as parameters
             continue
-        candidates.append(tuple(tokenizer.encode(text, add_special_tokens=False)))
+        candidates.append((spec.name, tuple(tokenizer.encode(text, add_special_tokens=False))))
     return candidates
 
 

@@ -34,9 +34,9 @@ import xgrammar as xgr
 from ...formats import Thinking
 from ...formats.tokens import thinking_from_prompt
 from ..grammar.compiled import ToolGrammar
-from .call_room import _walks, shortest_answer, simplest_answers
-from .guard import ARGS, OUTSIDE, RAW, ArgumentsGuard
-from .tool_room import FinishPlan, pick, witness_prefixes
+from .call_room import _walks, shortest_answer, simplest_calls
+from .guard import ARGS, HEADER, OUTSIDE, RAW, ArgumentsGuard
+from .tool_room import LITERAL, FinishPlan, allowed, pick, resume, witness_prefixes
 from .routed import RoutedMatcher
 from .text_reasoning import ANSWER, OPENING, THINKING, TextMarkers, TextReasoning
 
@@ -125,6 +125,8 @@ class ReasonerGrammar:
         self._w_pos = -1
         self._w_free = 0  # the witness begins by closing a free string here (1), or is the end (2)
         self._w_seen: dict[int, tuple] = {}  # position → its witness (for rollback)
+        self._recent: dict[int, int] = {}  # position → the tool phase's token there (see _finish_walk)
+        self._resumes: dict[int, tuple[int, ...]] = {}  # position → the witness before it, resumed (a hint)
         self._b: Optional[int] = None
         self._room_due = False
         self._walk_bits: Optional[torch.Tensor] = None
@@ -479,6 +481,10 @@ class ReasonerGrammar:
         if self._plan is not None and self._w_seen:
             for p in [p for p in self._w_seen if p > target]:
                 del self._w_seen[p]
+            for p in [p for p in self._recent if p >= target]:
+                del self._recent[p]
+            for p in [p for p in self._resumes if p > target]:
+                del self._resumes[p]
             seen = self._w_seen.get(target)
             if seen is not None:
                 self._w, self._w_pos, self._b, self._w_free = seen[0], target, len(seen[0]), seen[1]
@@ -602,18 +608,23 @@ class ReasonerGrammar:
 
     def _room_step(self, token_id: int) -> None:
         """Follow the witness past an accepted token, or widen the bound by the token's."""
+        self._recent[self._pos - 1] = token_id
+        self._recent.pop(self._pos - 17, None)  # (a walk looks back 8)
         w = self._w
         if w is not None and self._w_pos == self._pos - 1:
             if token_id == w[0]:
                 self._fresh(w[1:])
                 return
-            k = witness_prefixes(self._plan, self.grammar.vocab.token_bytes, w).get(token_id)
-            if k is not None:
-                self._fresh(w[k:])
+            rest = witness_prefixes(self._plan, self.grammar.vocab.token_bytes, w).get(token_id)
+            if rest is not None:
+                self._fresh(rest)
                 return
             if self._w_free and _bit(self._plan.neutral if self._w_free == 1 else self._plan.answer_text, token_id):
                 self._fresh(w, self._w_free)  # the same witness finishes after text in a free string, or an answer's
                 return
+            again = resume(self._plan, self.grammar.vocab.token_bytes, w, token_id)
+            if again is not None:
+                self._resumes[self._pos] = again
         self._w = None
         if self._b is not None:
             self._b += int(self._plan.cost[token_id])
@@ -658,27 +669,55 @@ class ReasonerGrammar:
         # Nothing open (the end alone finishes): the limit may cut here, as "length"; only what
         # would open something must fit.
         slack = left - (0 if self._w_free == 2 else self._b)
-        keep = plan.level(slack)
+        keep = plan.level(slack, self._cost_kind())
         if keep is None:
             return False
         keep = keep.copy()
-        if self._w is not None and self._w_pos == self._pos:
-            for t in (self._w[0], *witness_prefixes(plan, self.grammar.vocab.token_bytes, self._w)):
+        if self._w and self._w_pos == self._pos:
+            ahead = witness_prefixes(plan, self.grammar.vocab.token_bytes, self._w)
+            for t in (self._w[0], *(t for t, rest in ahead.items() if len(rest) <= left)):
                 keep[t >> 5] |= np.int32(np.uint32(1 << (t & 31)).view(np.int32))
             if slack >= 0 and self._w_free:
                 keep |= plan.neutral if self._w_free == 1 else plan.answer_text
         words &= keep
         return True
 
+    def _cost_kind(self):
+        """Where the next token starts, for its cost bound (a key of tool_room's costs): in
+        JSON arguments by the place its cursor is at."""
+        g = self._guard
+        if g is None:
+            return "any"
+        if g.mode == RAW:
+            return "raw"
+        if g.mode != ARGS:
+            return "header" if g.mode == HEADER else "outside"
+        c = g.cursor
+        plan = self._plan
+        if c.capture is not None:
+            return "name"
+        frame = c.stack[-1][1] if c.stack else c.node
+        around = frame.room if frame is not None else plan.value
+        if c.in_string == 2 or c.esc:
+            return plan.costs_in("string", c.node.own + 8 if c.node is not None else plan.value, around)
+        if c.in_string == 1:
+            return plan.costs_in("string", around, around)  # (a key: the member it begins)
+        value = c._value_node() if c.stack and (not c.stack[-1][0] or c.stack[-1][2] is not None) else None
+        return plan.costs_in("args", value.own + 8 if value is not None else LITERAL, around)
+
     def _finish_walk(self) -> Optional[tuple[int, ...]]:
         """A complete way to finish from here: walked ahead through this request's own mask and
         rolled back (see tool_room); where the walk drew bytes at random (a pattern, text), the
-        shortest of three. None where none is found within the walk's length."""
+        shortest of three, or of up to eight while none fits in the tokens left. None where none
+        is found within the walk's length."""
         best, drew = self._walk_once(0)
-        for seed in (1, 2) if drew else ():
+        left = self.max_tokens - self._pos
+        seed = 1
+        while drew and (seed < 3 or (seed < 8 and (best is None or len(best) > left))):
             w, _ = self._walk_once(seed)
             if w is not None and (best is None or len(w) < len(best)):
                 best = w
+            seed += 1
         return best
 
     def _walk_once(self, seed: int) -> tuple[Optional[tuple[int, ...]], bool]:
@@ -690,7 +729,13 @@ class ReasonerGrammar:
         saved = (self.phase, self.error)
         self._plan = None  # (no room kept while walking)
         ids: list[int] = []
-        path: list = []
+        tail = []
+        while len(tail) < 8 and self._pos - 1 - len(tail) in self._recent:
+            tail.append(self._recent[self._pos - 1 - len(tail)])
+        tail.reverse()
+        path: list = plan.continuations(tail)  # (a simplest answer the output is writing)
+        if self._pos in self._resumes:
+            path[:0] = plan.unspaced(self._resumes[self._pos])
         uses: dict = {-1: seed}
         found = False
         try:
@@ -702,11 +747,14 @@ class ReasonerGrammar:
                     break
                 row[:] = -1
                 self._fill(bits, 0)
+                if not any(allowed(row, p[0]) for p in path if p):  # (lost: found again where the answer is)
+                    path = plan.continuations(tail[-8:])
                 c = self._guard.cursor if self._guard is not None and self._guard.mode == ARGS else None
                 t, path = pick(plan, row, path, uses, c is not None and c.in_string == 2 and c.esc == 0, self._guard is None or self._guard.mode in (ARGS, RAW))
                 if t is None:
                     break
                 ids.append(t)
+                tail.append(t)
                 if not self.accept_token(t):
                     break
             else:
@@ -757,11 +805,9 @@ class FailedRequest:
 
 
 def tool_room_on() -> bool:
-    """Whether room to finish is kept in the tool phase: ``THINKGATE_TOOL_ROOM=on``. Off by
-    default: its bound on what a token can cost is coarse (``K`` tokens a byte), so below a few
-    thousand tokens of ``max_tokens`` it holds a model to short tokens for the whole call (see
-    docs/constraining.md)."""
-    value = os.environ.get("THINKGATE_TOOL_ROOM", "off").strip().lower()
+    """Whether room to finish is kept in the tool phase (on unless ``THINKGATE_TOOL_ROOM=off``:
+    to compare, or to let a call run into ``max_tokens`` as engines without it do)."""
+    value = os.environ.get("THINKGATE_TOOL_ROOM", "on").strip().lower()
     if value not in ("on", "off", "1", "0", "true", "false"):
         raise ValueError(f"THINKGATE_TOOL_ROOM must be 'on' or 'off', not {value!r}")
     return value in ("on", "1", "true")
@@ -770,14 +816,15 @@ def tool_room_on() -> bool:
 def finish_plan(grammar: ToolGrammar) -> FinishPlan:
     """The grammar's finish plan, made on first need."""
     if grammar.finish_plan is None:
-        answers = [(*a, grammar.stop_ids[0]) for a in simplest_answers(grammar)]
+        calls = [(name, (*a, grammar.stop_ids[0])) for name, a in simplest_calls(grammar)]
         # (only those the grammar admits: a path that breaks midway leads the walk astray)
-        walked = [a for a in sorted(answers, key=len)[:8] if _walks(grammar, a)]
+        walked = [(name, a) for name, a in sorted(calls, key=lambda c: len(c[1]))[:8] if _walks(grammar, a)]
         # and the ends of an answer written in a frame of its own (Kimi-K3's response, its turn)
         fmt = grammar.format
         ends = [text for text in (fmt.answer[1] + fmt.turn_end, fmt.turn_end) if text]
         tails = [(*grammar.vocab.tokenizer.encode(text, add_special_tokens=False), grammar.stop_ids[0]) for text in ends]
-        grammar.finish_plan = FinishPlan(grammar, (walked or answers) + tails)
+        answers = [a for _, a in walked or calls] + tails
+        grammar.finish_plan = FinishPlan(grammar, answers, {name: len(a) for name, a in walked})
     return grammar.finish_plan
 
 

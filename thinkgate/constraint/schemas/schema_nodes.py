@@ -8,6 +8,7 @@ arguments are written.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any, Optional
 
@@ -15,7 +16,7 @@ from typing import Any, Optional
 class Node:
     """One place in the arguments: its children and, for a string, its length bounds."""
 
-    __slots__ = ("props", "patterns", "additional", "items", "prefix", "min_len", "max_len", "alts", "_merged", "variants", "variant_key", "variant_of", "path", "free")
+    __slots__ = ("props", "patterns", "additional", "items", "prefix", "min_len", "max_len", "alts", "_merged", "variants", "variant_key", "variant_of", "path", "free", "own", "_room")
 
     def __init__(self) -> None:
         self.props: dict[str, Node] = {}
@@ -36,6 +37,35 @@ class Node:
         # A string no grammar rule restricts (no pattern, format, enum, const; lengths are the
         # guard's): any text may be written in it and it may close after any character.
         self.free = False
+        # What writing a value here commits the output to, in bytes (see own_room), and the
+        # most of that anywhere in what may be written inside it (see room).
+        self.own = 0
+        self._room: Optional[int] = None
+
+    @property
+    def room(self) -> int:
+        """The most a value begun anywhere inside this place commits the output to, in bytes,
+        its key included (the room to finish a call keeps: see runtime/tool_room)."""
+        if self._room is None:
+            seen: set[int] = set()
+            todo = list(self._children())
+            own = key = 0
+            while todo:
+                n = todo.pop()
+                if id(n) in seen:
+                    continue
+                seen.add(id(n))
+                own = max(own, n.own)
+                key = max([key, *(len(k.encode()) for k in n.props)])
+                todo.extend(n._children())
+            key = max([key, *(len(k.encode()) for k in self.props)])
+            self._room = own + key + 8
+        return self._room
+
+    def _children(self) -> list:
+        out = [*self.props.values(), *(n for _, n in self.patterns), *self.prefix]
+        out += [n for n in (self.additional, self.items) if n is not None]
+        return out + list((self.variants or {}).values())
 
     @property
     def bounded(self) -> bool:
@@ -56,6 +86,7 @@ class Node:
             if merged is None:
                 merged = self._merged[ids] = Node()  # every match applies: the tightest bounds
                 merged.free = True
+                merged.own = max(n.own for n in found)
                 for n in found:
                     _merge(merged, n)
             return merged
@@ -125,6 +156,7 @@ def _build(schema: Any, root: Any, memo: dict[int, Node], path: str) -> Node:
     node = memo[key] = Node()
     node.path = path
     node.free = _free_string(schema)
+    node.own = own_room(schema, root)
     if "minLength" in schema:
         node.min_len = int(schema["minLength"])
     if "maxLength" in schema:
@@ -145,6 +177,27 @@ def _build(schema: Any, root: Any, memo: dict[int, Node], path: str) -> Node:
 
 
 _RULES = frozenset({"pattern", "format", "enum", "const", "anyOf", "oneOf", "allOf", "not", "$ref", "contentEncoding", "contentMediaType"})
+
+
+def own_room(schema: dict, root: Any) -> int:
+    """The longest a value written at this place may have to be, in bytes, once begun: its
+    shortest (a token a byte writes any value), its longest enum member or constant, or its
+    bounded length where a pattern or format decides what each character commits to."""
+    from .examples import example_value
+
+    texts = [json.dumps(v, ensure_ascii=False) for v in schema.get("enum") or ()]
+    if "const" in schema:
+        texts.append(json.dumps(schema["const"], ensure_ascii=False))
+    for bound in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+        if isinstance(schema.get(bound), (int, float)) and not isinstance(schema.get(bound), bool):
+            texts.append(json.dumps(schema[bound]))  # (a number's first digits may commit to as many)
+    if isinstance(schema.get("maxLength"), int) and (schema.get("pattern") or schema.get("format")):
+        texts.append("x" * (schema["maxLength"] + 2))
+    try:
+        texts.append(json.dumps(example_value(schema, root, short=True), ensure_ascii=False))
+    except Exception:  # a value the examples cannot write: the others stand
+        pass
+    return max((len(t.encode()) for t in texts), default=0)
 
 
 def _free_string(schema: dict) -> bool:
@@ -169,6 +222,7 @@ def _merge(into: Node, other: Node, _seen: set | None = None) -> None:
     seen.add((id(into), id(other)))
     into.min_len = max(into.min_len, other.min_len)
     into.free = into.free and other.free
+    into.own = max(into.own, other.own)
     if other.max_len is not None:
         into.max_len = other.max_len if into.max_len is None else min(into.max_len, other.max_len)
     for name, child in other.props.items():
