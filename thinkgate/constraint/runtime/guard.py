@@ -204,7 +204,7 @@ class Cursor:
             if x == _QUOTE:
                 self._open_string()
             elif x == 0x7B or x == 0x5B:  # { [
-                self.stack = self.stack + ((x == 0x7B, self._value_node(), None, 0, frozenset(), None),)
+                self.stack = self.stack + ((x == 0x7B, self.value_node(), None, 0, frozenset(), None),)
             elif x == 0x7D or x == 0x5D:  # } ]
                 self.stack = self.stack[:-1]
                 if not self.stack:
@@ -228,7 +228,8 @@ class Cursor:
             return h[0] in "dD" and (len(h) < 2 or h[1] in "cdefCDEF")
         return not (len(h) >= 2 and h[0] in "dD" and h[1] in "cdefCDEF")
 
-    def _value_node(self) -> Optional[Node]:
+    def value_node(self) -> Optional[Node]:
+        """The node of the value to be written next: the open container's member or item."""
         if not self.stack:
             return self.node
         return _child(self.stack[-1])
@@ -240,7 +241,7 @@ class Cursor:
             self.keybuf = b""
         else:
             self.in_string = 2
-            self.node = self._value_node()
+            self.node = self.value_node()
             self.count = 0
             node, key = (top[1], top[2]) if top is not None else (None, None)
             self.capture = b"" if node is not None and node.variants is not None and key == node.variant_key else None

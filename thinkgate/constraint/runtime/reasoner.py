@@ -702,7 +702,7 @@ class ReasonerGrammar:
             return plan.costs_in("string", c.node.own + 8 if c.node is not None else plan.value, around)
         if c.in_string == 1:
             return plan.costs_in("string", around, around)  # (a key: the member it begins)
-        value = c._value_node() if c.stack and (not c.stack[-1][0] or c.stack[-1][2] is not None) else None
+        value = c.value_node() if c.stack and (not c.stack[-1][0] or c.stack[-1][2] is not None) else None
         return plan.costs_in("args", value.own + 8 if value is not None else LITERAL, around)
 
     def _finish_walk(self) -> Optional[tuple[int, ...]]:

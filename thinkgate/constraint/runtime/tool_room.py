@@ -46,14 +46,11 @@ forced text such as a key or a marker is spelt and a pattern's classes are left.
 
 from __future__ import annotations
 
-import json
 import logging
 from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 
-from ..schemas.examples import example_value
-from ..schemas.schema_checks import subschemas
 from .vocabulary import pack
 
 if TYPE_CHECKING:
@@ -212,7 +209,7 @@ class FinishPlan:
                 _, k, end = flat[p]
                 ids = self._answers[a]
                 rest = self._token_bytes[ids[k]][end:]
-                spelt = self._spell(rest)
+                spelt = self.spell(rest)
                 if spelt is not None:
                     found.add(spelt + ids[k + 1 :])
         return [p for path in sorted(found, key=lambda x: (len(x), x)) for p in self.unspaced(path)]  # (not the set's order: the hash seed's)
@@ -226,10 +223,10 @@ class FinishPlan:
         stripped = b.lstrip(bytes(_SPACE))
         if stripped == b:
             return [path]
-        spelt = self._spell(stripped)
+        spelt = self.spell(stripped)
         return [path] if spelt is None else [path, spelt + path[1:]]
 
-    def _spell(self, text: bytes) -> Optional[tuple[int, ...]]:
+    def spell(self, text: bytes) -> Optional[tuple[int, ...]]:
         """``text`` as one token, or a token a byte (None where a byte has none)."""
         if not text:
             return ()
@@ -484,7 +481,7 @@ def witness_prefixes(plan: FinishPlan, token_bytes: list, witness: tuple[int, ..
         if i is None or i in out:
             continue
         k = next(n for n, e in enumerate(ends) if e >= j)
-        spelt = plan._spell(text[j : ends[k]])
+        spelt = plan.spell(text[j : ends[k]])
         if spelt is not None:
             out[i] = spelt + witness[k + 1 :]
     return out
@@ -523,5 +520,5 @@ def resume(plan: FinishPlan, token_bytes: list, witness: tuple[int, ...], token:
     k = next((n for n, e in enumerate(ends) if e >= j), None)
     if k is None:
         return None
-    spelt = plan._spell(text[j : ends[k]])
+    spelt = plan.spell(text[j : ends[k]])
     return None if spelt is None else spelt + witness[k + 1 :]
