@@ -127,6 +127,7 @@ class ReasonerGrammar:
         self._w_seen: dict[int, tuple] = {}  # position → its witness (for rollback)
         self._recent: dict[int, int] = {}  # position → the tool phase's token there (see _finish_walk)
         self._resumes: dict[int, tuple[int, ...]] = {}  # position → the witness before it, resumed (a hint)
+        self._snaps: dict[int, tuple] = {}  # position → the room there (witness, its position, bound, free)
         self._b: Optional[int] = None
         self._room_due = False
         self._walk_bits: Optional[torch.Tensor] = None
@@ -396,6 +397,8 @@ class ReasonerGrammar:
             text = self._text
             if text is not None and (text.where != ANSWER or text.forcing(self.thinking_budget, len(self.grammar.close_ids))):
                 return self._accept_text(token_id)
+            if self._plan is not None and self._keeps_room():
+                self._ensure_witness()  # (as a fill here would have: the room follows from here alike)
             forced = self._forced_answer
             if forced is not None and token_id != forced:
                 self._log(0, Phase.ERROR, f"token {token_id} sampled where {forced} must follow: the tokens left before max_tokens only hold the shortest call")
@@ -477,17 +480,14 @@ class ReasonerGrammar:
         if guarded and self._guard is not None:
             self._guard.rollback(guarded)
         self._pos = target
-        self._w, self._b = None, None  # (walked again where it matters)
-        if self._plan is not None and self._w_seen:
-            for p in [p for p in self._w_seen if p > target]:
-                del self._w_seen[p]
+        if self._plan is not None:
+            # The room as one token at a time left it here: a draft's steps mask as they would.
+            self._w, self._w_pos, self._b, self._w_free = self._snaps.get(target, _NO_ROOM)
+            for kept in (self._snaps, self._w_seen, self._resumes):
+                for p in [p for p in kept if p > target]:
+                    del kept[p]
             for p in [p for p in self._recent if p >= target]:
                 del self._recent[p]
-            for p in [p for p in self._resumes if p > target]:
-                del self._resumes[p]
-            seen = self._w_seen.get(target)
-            if seen is not None:
-                self._w, self._w_pos, self._b, self._w_free = seen[0], target, len(seen[0]), seen[1]
         self._refresh()
 
     # ------------------------------------------------------------------ masks
@@ -607,9 +607,16 @@ class ReasonerGrammar:
         return self.phase == Phase.CONSTRAINED and self._answer_forced_from is None and (self._text is None or self._text.where == ANSWER)
 
     def _room_step(self, token_id: int) -> None:
-        """Follow the witness past an accepted token, or widen the bound by the token's."""
+        """Follow the witness past an accepted token, or widen the bound by the token's; keep
+        what the room is here (for a rollback to it)."""
         self._recent[self._pos - 1] = token_id
         self._recent.pop(self._pos - 17, None)  # (a walk looks back 8)
+        self._follow(token_id)
+        self._snaps[self._pos] = (self._w, self._w_pos, self._b, self._w_free)
+        for kept in (self._snaps, self._w_seen, self._resumes):
+            kept.pop(self._pos - _KEPT, None)
+
+    def _follow(self, token_id: int) -> None:
         w = self._w
         if w is not None and self._w_pos == self._pos - 1:
             if token_id == w[0]:
@@ -656,16 +663,8 @@ class ReasonerGrammar:
         max_tokens; whether the row changed."""
         plan = self._plan
         left = self.max_tokens - self._pos - 1  # tokens after this one
-        if self._walk_due():
-            if self._w is None or self._w_pos != self._pos:
-                w = self._finish_walk()
-                if w is None:
-                    log.warning("thinkgate: no way to finish was found from position %d (format %r); no room is kept before max_tokens for this request", self._pos, self.grammar.format.name)
-                    self._plan = None
-                    self._refresh()
-                    return False
-                self._fresh(w)
-            self._b = len(self._w)
+        if not self._ensure_witness():
+            return False
         # Nothing open (the end alone finishes): the limit may cut here, as "length"; only what
         # would open something must fit.
         slack = left - (0 if self._w_free == 2 else self._b)
@@ -704,6 +703,28 @@ class ReasonerGrammar:
             return plan.costs_in("string", around, around)  # (a key: the member it begins)
         value = c.value_node() if c.stack and (not c.stack[-1][0] or c.stack[-1][2] is not None) else None
         return plan.costs_in("args", value.own + 8 if value is not None else LITERAL, around)
+
+    def _ensure_witness(self) -> bool:
+        """Where the bound is due for a walk, the witness at this position: the one it has, the
+        one found here before, or a walk's. Done where a row is filled and where a token is
+        accepted unfilled (a draft's, after a rollback), so that the room after a token is the
+        same either way. False where no way to finish is found (the room is then dropped)."""
+        if not self._walk_due():
+            return True
+        if self._w is None or self._w_pos != self._pos:
+            seen = self._w_seen.get(self._pos)
+            if seen is not None:
+                self._w, self._w_pos, self._w_free = seen[0], self._pos, seen[1]
+            else:
+                w = self._finish_walk()
+                if w is None:
+                    log.warning("thinkgate: no way to finish was found from position %d (format %r); no room is kept before max_tokens for this request", self._pos, self.grammar.format.name)
+                    self._plan = None
+                    self._refresh()
+                    return False
+                self._fresh(w)
+        self._b = len(self._w)
+        return True
 
     def _finish_walk(self) -> Optional[tuple[int, ...]]:
         """A complete way to finish from here: walked ahead through this request's own mask and
@@ -826,6 +847,10 @@ def finish_plan(grammar: ToolGrammar) -> FinishPlan:
         answers = [a for _, a in walked or calls] + tails
         grammar.finish_plan = FinishPlan(grammar, answers, {name: len(a) for name, a in walked})
     return grammar.finish_plan
+
+
+_NO_ROOM = (None, -1, None, 0)  # (no witness, no bound: walked where it matters)
+_KEPT = 256  # positions back the room is kept for a rollback (drafts are a few tokens)
 
 
 def _bit(mask: np.ndarray, token_id: int) -> bool:
