@@ -241,6 +241,19 @@ def test_stop_strings_cut_the_output_and_finish_with_stop(tiny, tmp_path, capsys
     assert other["response"]["body"]["choices"][0]["finish_reason"] == "length"
 
 
+def test_stop_strings_with_a_required_call_are_refused_by_name():
+    """Issue 34, point 4: a stop string ends the output wherever it appears, inside a call too,
+    so with a call required (or a named tool) it could cut the call the request requires:
+    such a line is refused by name; under "auto" a stop string stands."""
+    tool = {"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {}}}}
+    body = {"messages": HELLO, "tools": [tool], "stop": ["\n\n"]}
+    named = {"type": "function", "function": {"name": "f"}}
+    lines = read_lines([batch_line(c, {**body, "tool_choice": choice}) for c, choice in (("r", "required"), ("n", named), ("a", "auto"))])
+    assert "stop strings ('\\n\\n') cannot be given with tool_choice 'required'" in lines[0].error["message"]
+    assert "a named tool in tool_choice" in lines[1].error["message"] and "leave out 'stop'" in lines[1].error["message"]
+    assert lines[2].error is None
+
+
 def test_bare_completions_on_request_keep_failed_lines_in_place(tiny, tmp_path, capsys):
     lines = [json.dumps({"id": "one", "messages": HELLO, "max_tokens": 3}), "not json", json.dumps({"messages": HELLO, "max_tokens": 3})]
     status, out = run_generate(tmp_path, tiny, lines, "--output-format", "chat")

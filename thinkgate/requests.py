@@ -158,6 +158,18 @@ def answer_reading(format: Any, tools: Any, tool_choice: Any, response_format: A
     return {"reasoning_only": True} if choice == "none" else {}
 
 
+def check_stop(stop: Any, tool_choice: Any) -> None:
+    """Stop strings end the output wherever they appear, inside a call too: with a call
+    required ("required" or a named tool) one would cut the call the request asks for, and no
+    grammar keeps the output clear of them. Refused by name."""
+    if stop and (tool_choice == "required" or isinstance(tool_choice, dict)):
+        kind = "tool_choice 'required'" if tool_choice == "required" else "a named tool in tool_choice"
+        raise ValueError(
+            f"stop strings ({', '.join(repr(s) for s in ([stop] if isinstance(stop, str) else stop))}) cannot be given with {kind}: "
+            "one could cut the call the request requires, wherever it appears in it; leave out 'stop', or use tool_choice 'auto'"
+        )
+
+
 class ChatRequest(BaseModel):
     """One chat request in OpenAI shape, with thinkgate's options.
 
@@ -245,6 +257,7 @@ class ChatRequest(BaseModel):
             if "max_tokens" in self.model_fields_set and self.max_tokens != given:
                 raise ValueError(f"max_tokens ({self.max_tokens}) and max_completion_tokens ({given}) disagree; give one of them")
             self.max_tokens = given
+        check_stop(self.stop, self.effective_tool_choice if self.tools else None)
         return self
 
     def strict_level(self, default: Optional[int] = None) -> int:

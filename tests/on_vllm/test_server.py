@@ -419,9 +419,8 @@ def test_a_mixed_load_streams_what_it_returns(server, client):
     """Issue 34 (the stream and the whole response): at T=0, one request at a time, every
     request of a mixed load gives the same content, calls and finish_reason streamed and not:
     calls cut off by max_tokens under strict level 0 (parse only) and by a stop string, which
-    vLLM streams behind the ids (was: 33 of 64 differed on this server). Not under "required":
-    a stop string that cuts its call has vLLM's whole response say 'tool_calls' (its rule for
-    "required") and the stream 'stop', with no call either way."""
+    vLLM streams behind the ids (was: 33 of 64 differed on this server). A stop string with a
+    call required ("required" or a named tool) is a 400 naming it: it could cut that call."""
     import httpx
 
     choices = {"auto": "auto", "required": "required", "named": {"type": "function", "function": {"name": "set_alarm"}}, "none": "none"}
@@ -431,8 +430,11 @@ def test_a_mixed_load_streams_what_it_returns(server, client):
             body = {"model": _model(client), "messages": [{"role": "user", "content": "Weather in Oslo for 3 days, and an alarm at 07:30?"}],
                     "tools": TOOLS, "tool_choice": choice, "temperature": 0, "max_tokens": 300 if thinking else 40,
                     "chat_template_kwargs": {"thinking": thinking}, "vllm_xargs": {"thinkgate_strict": strict, "thinkgate_thinking_budget": 8}}
-            if thinking and name != "required":
+            if thinking and name in ("auto", "none"):
                 body["stop"] = ['"time"']
+            elif thinking:
+                refused = http.post("/v1/chat/completions", json={**body, "stop": ['"time"']})
+                assert refused.status_code == 400 and "stop strings ('\"time\"') cannot be given with" in refused.text, refused.text
             whole, streamed = (_chat(http, body, stream) for stream in (False, True))
             n += 1
             cut += whole[2] == "length" or "stop" in body

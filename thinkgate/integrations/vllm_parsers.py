@@ -54,7 +54,7 @@ from ..parsing import (
 )
 from ..formats.tokens import AnalysisIds, TextReasoningIds
 from ..formats.strict import check_strict
-from ..requests import OPTION_KEY, RequestOptions, calls_may_come, check_budget, default_strict, default_unsupported, request_options
+from ..requests import OPTION_KEY, RequestOptions, calls_may_come, check_budget, check_stop, default_strict, default_unsupported, request_options
 from ..requests import check_options as check_request
 from .common import ENGINE_INVALID_CALLS, chat_response_format, chat_tool_choice, format_class, plain_tools, relaxed_tools
 from .vllm import check_options
@@ -479,6 +479,8 @@ class ThinkgateToolParser(ToolParser):
         choice = _tool_choice(request)
         if choice is None:
             choice = "auto"
+        if tools:
+            check_stop(getattr(request, "stop", None), choice)
         opts = RequestOptions(
             format=self.format.name,
             tools=tools,
