@@ -158,15 +158,22 @@ def answer_reading(format: Any, tools: Any, tool_choice: Any, response_format: A
     return {"reasoning_only": True} if choice == "none" else {}
 
 
-def check_stop(stop: Any, tool_choice: Any) -> None:
-    """Stop strings end the output wherever they appear, inside a call too: with a call
-    required ("required" or a named tool) one would cut the call the request asks for, and no
-    grammar keeps the output clear of them. Refused by name."""
-    if stop and (tool_choice == "required" or isinstance(tool_choice, dict)):
-        kind = "tool_choice 'required'" if tool_choice == "required" else "a named tool in tool_choice"
+def check_stop(stop: Any, tool_choice: Any, stop_token_ids: Any = None) -> None:
+    """Stop strings (and an engine's stop token ids) end the output wherever they appear,
+    inside a call too: with a call required ("required" or a named tool) one would cut the call
+    the request asks for, and no grammar keeps the output clear of them. Refused by name."""
+    if not (tool_choice == "required" or isinstance(tool_choice, dict)):
+        return
+    kind = "tool_choice 'required'" if tool_choice == "required" else "a named tool in tool_choice"
+    if stop:
         raise ValueError(
             f"stop strings ({', '.join(repr(s) for s in ([stop] if isinstance(stop, str) else stop))}) cannot be given with {kind}: "
             "one could cut the call the request requires, wherever it appears in it; leave out 'stop', or use tool_choice 'auto'"
+        )
+    if stop_token_ids:
+        raise ValueError(
+            f"stop_token_ids ({', '.join(str(i) for i in stop_token_ids)}) cannot be given with {kind}: "
+            "one could cut the call the request requires; leave out 'stop_token_ids', or use tool_choice 'auto'"
         )
 
 

@@ -434,7 +434,9 @@ def test_a_mixed_load_streams_what_it_returns(server, client):
                 body["stop"] = ['"time"']
             elif thinking:
                 refused = http.post("/v1/chat/completions", json={**body, "stop": ['"time"']})
-                assert refused.status_code == 400 and "stop strings ('\"time\"') cannot be given with" in refused.text, refused.text
+                assert refused.status_code == 400 and "stop strings ('\"time\"') cannot be given with" in refused.json()["error"]["message"], refused.text
+                refused = http.post("/v1/chat/completions", json={**body, "stop_token_ids": [5]})
+                assert refused.status_code == 400 and "stop_token_ids (5) cannot be given with" in refused.json()["error"]["message"], refused.text
             whole, streamed = (_chat(http, body, stream) for stream in (False, True))
             n += 1
             cut += whole[2] == "length" or "stop" in body

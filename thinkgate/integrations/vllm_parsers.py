@@ -480,7 +480,7 @@ class ThinkgateToolParser(ToolParser):
         if choice is None:
             choice = "auto"
         if tools:
-            check_stop(getattr(request, "stop", None), choice)
+            check_stop(getattr(request, "stop", None), choice, getattr(request, "stop_token_ids", None))
         opts = RequestOptions(
             format=self.format.name,
             tools=tools,
