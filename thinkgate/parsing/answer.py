@@ -43,7 +43,15 @@ class AnswerStages:
         # reasoning opened again after answer text (see ``ReasoningFormat.reopens``)
         self._reopen_marker = fmt.reasoning.open if fmt.reasoning.reopens and fmt.reasoning.present else ""
         self.reopen: Callable[[], None] | None = None  # the reasoning's stages, set by the markup
-        ends = (*self._stops, self._reopen_marker)
+        # The reasoning's close written again after the reasoning closed: a stray marker,
+        # dropped (as the peers drop it: markup in the content is never the answer), unless
+        # the content opened a reasoning of its own before it (then both are its text). Where
+        # no reasoning closed (a model that thinks only if it opens), it is text.
+        r = fmt.reasoning
+        self._stray_close = r.close if r.present and r.close and not driver.verbatim else ""
+        self._open_text = r.open if self._stray_close and r.open and not self._reopen_marker else ""
+        self._opened = False  # the content holds the open marker's text, not yet closed
+        ends = (*self._stops, self._reopen_marker, self._stray_close, self._open_text)
         self._in_content = MarkerSet(ends if driver.verbatim else (*markers, *self._framing, *ends))
         self._calls_after_content = calls_after_content
         self._in_content_only = self._in_content if calls_after_content else MarkerSet((*self._framing, *ends))
@@ -140,6 +148,7 @@ class AnswerStages:
             d.take(credits, marker)
             d.reason(held)
             d.end_reasoning()
+            d.reasoning_closed = True
         else:
             d.say(held)
 
@@ -160,6 +169,12 @@ class AnswerStages:
             return p
         if m in self._stops or m in self._framing:
             d.take(credits, m)
+            return d.past
+        if m == self._stray_close or m == self._open_text:
+            d.take(credits, m)
+            if m == self._open_text or self._opened or not d.reasoning_closed:
+                self._opened = m == self._open_text
+                d.say(d.spelled(buf, p))
             return d.past
         if m == self._reopen_marker and self.reopen is not None:
             d.take(credits, m)

@@ -45,6 +45,7 @@ class Driver:
         self.out: list[Event] = []
         self.reasoning_open = False
         self.reasoning_gap = False  # harmony: the next reasoning is another analysis message
+        self.reasoning_closed = False  # the reasoning's close was written (or the prompt's was)
         self.space = ""  # answer whitespace at a stretch's start, dropped if only it stands there
         self.stretch_text = False  # the current stretch of answer text holds more than whitespace
         self.content_seen = False
@@ -83,6 +84,8 @@ class Driver:
         self.out = []
         self.final = True
         buf, self.carry = self.carry, ""
+        if buf in self.fmt.text_tokens:
+            buf = ""  # a marker's own token the output ended in, held as a marker's start: markup, no text
         self.run(buf, None)
         if self.calls is not None:
             self.calls.settle()

@@ -40,6 +40,7 @@ class ReasoningStages:
     ) -> None:
         self.d = driver
         self._thinking = thinking
+        driver.reasoning_closed = thinking is False  # (the prompt closed it)
         self._open = fmt.reasoning.open
         self._close = fmt.reasoning.close
         self._stops = (fmt.eos, *fmt.stops)
@@ -150,6 +151,7 @@ class ReasoningStages:
         d.end_reasoning()
         if m == self._close:
             d.take(credits, m)
+            d.reasoning_closed = True
             d.stage = Stage.CONTENT
             return d.past
         # the tool markup's token written while thinking: the reasoning is over, the calls begin
