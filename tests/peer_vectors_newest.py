@@ -642,13 +642,12 @@ QUOTES = [
     f"Example: '<{DSML}toolcalls>'\n",
     f"Example: “<{DSML}toolcalls>”\n",
 ]
-QUOTED = "issue 35 point 3: DSML quoted in a code fence or backticks is text, not a call"
 QUOTED_SLIP = ("issue 35 point 3: V4-Flash's misspelled opener quoted in the answer is text: thinkgate reads it as the block's opener "
                "(it reads the block's markers wherever the answer has them) and the quoted text after it as content")
 for i, quote in enumerate(QUOTES):
     fenced = i < 3
-    s4(f"test_quoted_dsml_is_not_executed_or_removed[{i}]", quote + s4_weather(), SF, content=quote, chunks=11, **({"xfail": QUOTED if fenced else QUOTED_SLIP}))
-    s4(f"test_quoted_dsml_is_not_executed_or_removed[{i}-quoted_only]", quote, [], content=quote, **({"xfail": QUOTED} if fenced else {}))
+    s4(f"test_quoted_dsml_is_not_executed_or_removed[{i}]", quote + s4_weather(), SF, content=quote, chunks=11, **({} if fenced else {"xfail": QUOTED_SLIP}))
+    s4(f"test_quoted_dsml_is_not_executed_or_removed[{i}-quoted_only]", quote, [], content=quote)
 for i, text in enumerate(["Literal `</parameter>`.", "Example:\n```xml\n</parameter>\n</invoke>\n```",
                           'XML:\n<parameter description="a > b">\nvalue\n</parameter>', "</parameter>",
                           "Text with an unrelated SGML fragment: <![unexpected[."]):
@@ -1073,7 +1072,6 @@ for i, (payload, expected) in enumerate([(f"[{gq('a]b')},{gq('c')}],{gq('tail')}
 SG_DELIM = ("sgl-project/sglang test/registered/unit/function_call/test_gemma4_detector_string_delimiters.py "
             "@206d16683c5812977e01f2e08b54a6210c00cfe2::TestGemma4StringDelimiters::")
 WEB_SEARCH = [fn("web_search", ["query"], query=S, limit=I)]
-NO_OPENING = GEMMA_SLIP + 'a string written without its opening <|"|>'
 
 
 def sgd(test: str, text: str, calls: Any, **kw: Any) -> None:
@@ -1081,11 +1079,11 @@ def sgd(test: str, text: str, calls: Any, **kw: Any) -> None:
 
 
 sgd("test_well_formed_string", gcall("web_search", f"query:{gq('weather in Tokyo')}"), [("web_search", {"query": "weather in Tokyo"})])
-sgd("test_omitted_opening_delimiter", gcall("web_search", f"query:weather in Tokyo{Q}"), [("web_search", {"query": "weather in Tokyo"})], xfail=NO_OPENING)
+sgd("test_omitted_opening_delimiter", gcall("web_search", f"query:weather in Tokyo{Q}"), [("web_search", {"query": "weather in Tokyo"})])
 sgd("test_omitted_opening_delimiter_with_comma", gcall("web_search", f"query:Paris, France{Q},limit:5"),
-    [("web_search", {"query": "Paris, France", "limit": 5})], xfail=NO_OPENING)
+    [("web_search", {"query": "Paris, France", "limit": 5})])
 sgd("test_omitted_opening_delimiter_in_nested_object", gcall("web_search", f"filters:{{city:Tokyo{Q}}},query:{gq('x')}"),
-    [("web_search", {"filters": {"city": "Tokyo"}, "query": "x"})], xfail=NO_OPENING)
+    [("web_search", {"filters": {"city": "Tokyo"}, "query": "x"})])
 sgd("test_omitted_opening_delimiter_in_array", gcall("web_search", f"query:[{gq('a')},b{Q}]"), [], invalid=1,
     why="an array for query breaks the tool's string schema: the call is reported invalid whatever the slip (SGLang returns it)")
 sgd("test_other_values_unchanged", gcall("web_search", f"limit:5,exact:true,query:{gq('Note: a, b')}"),
@@ -1093,7 +1091,7 @@ sgd("test_other_values_unchanged", gcall("web_search", f"limit:5,exact:true,quer
 sgd("test_malformed_array_terminates", gcall("web_search", f"query:[ k:{Q}1]]"), [], invalid=1,
     why="a malformed value is reported invalid with its text (SGLang returns a call with what it salvaged; its test checks only the name)")
 sgd("test_streaming_omitted_opening_delimiter", gcall("web_search", f"query:weather in Tokyo{Q}"), [("web_search", {"query": "weather in Tokyo"})],
-    chunks=[G[0], "call", ":", "web", "_", "search", "{", "query", ":", "weather", " in", " Tokyo", Q, "}", G[1]], xfail=NO_OPENING)
+    chunks=[G[0], "call", ":", "web", "_", "search", "{", "query", ":", "weather", " in", " Tokyo", Q, "}", G[1]])
 sgd("test_streaming_well_formed", gcall("web_search", f"query:{gq('weather in Tokyo')}"), [("web_search", {"query": "weather in Tokyo"})],
     chunks=[G[0], "call", ":", "web", "_", "search", "{", "query", ":", Q, "weather", " in", " Tokyo", Q, "}", G[1]])
 
@@ -1476,24 +1474,23 @@ def eqr(test: str, text: str, calls: Any = (), **kw: Any) -> None:
 
 
 PREAMBLE_Q = f"Quoted `{TC_Q[0]}` prose {TC_Q[1]} still visible."
-eqr("test_malformed_tool_preamble_is_lossless_across_chunks[thinking]", PREAMBLE_Q, reasoning=PREAMBLE_Q, content=None, chunks=7, xfail=QUOTED_Q)
-eqr("test_malformed_tool_preamble_is_lossless_across_chunks[not thinking]", PREAMBLE_Q, reasoning=None, content=PREAMBLE_Q, thinking=False, chunks=7,
-    xfail="issue 35 point 3: a <tool_call> quoted in backticks in the answer is text, not a call")
+eqr("test_malformed_tool_preamble_is_lossless_across_chunks[thinking]", PREAMBLE_Q, reasoning=PREAMBLE_Q, content=None, chunks=7)
+eqr("test_malformed_tool_preamble_is_lossless_across_chunks[not thinking]", PREAMBLE_Q, reasoning=None, content=PREAMBLE_Q, thinking=False, chunks=7)
 PWD_Q = [TC_Q[0], "` quoted marker. ", TC_Q[0], "\n<function=bash><parameter=cmd>pwd</parameter>", f"</function>{TC_Q[1]}"]
 eqr("test_malformed_special_token_then_real_tool_preserves_tool_index", "".join(PWD_Q), [("bash", {"cmd": "pwd"})],
     reasoning=f"{TC_Q[0]}` quoted marker. ", chunks=PWD_Q,
     xfail=QUOTED_Q + " (here written first; the real call after it has its tags back to back)")
 for i, reasoning in enumerate([f"The literal marker is `{TC_Q[0]}` in prose.", f"The wrapper is `{TC_Q[0]}quoted{TC_Q[1]}` in prose."]):
     eqr(f"test_quoted_tool_marker_preserves_following_final_answer[{i}]", reasoning + "</think>The answer is 42.", reasoning=reasoning,
-        content="The answer is 42.", chunks=7, xfail=QUOTED_Q)
+        content="The answer is 42.", chunks=7)
 QUOTED_SPECIAL = ["The literal marker is `", TC_Q[0], "` in prose.", "</think>", "The answer is 42."]
 eqr("test_quoted_special_token_preserves_following_final_answer", "".join(QUOTED_SPECIAL), reasoning=f"The literal marker is `{TC_Q[0]}` in prose.",
-    content="The answer is 42.", chunks=QUOTED_SPECIAL, xfail=QUOTED_Q)
+    content="The answer is 42.", chunks=QUOTED_SPECIAL)
 eqr("TestNonStreaming::test_quoted_tool_marker_preserves_following_final_answer", f"The literal marker is `{TC_Q[0]}` in prose.</think>The answer is 42.",
-    reasoning=f"The literal marker is `{TC_Q[0]}` in prose.", content="The answer is 42.", xfail=QUOTED_Q)
+    reasoning=f"The literal marker is `{TC_Q[0]}` in prose.", content="The answer is 42.")
 for i, candidate in enumerate([f"{TC_Q[0]}` ordinary prose continues", f"{TC_Q[0]}quoted text{TC_Q[1]}"]):
     eqr(f"TestNonStreaming::test_malformed_tool_preamble_preserves_reasoning[{i}]", "The literal marker is `" + candidate,
-        reasoning="The literal marker is `" + candidate, content=None, xfail=QUOTED_Q)
+        reasoning="The literal marker is `" + candidate, content=None)
 eqr("TestNonStreaming::test_reasoning_then_content", "<think>Let me analyze.</think>The answer is 42.", reasoning="Let me analyze.", content="The answer is 42.")
 eqr("TestNonStreaming::test_no_start_token_in_output", "Let me think about this.</think>The answer is 42.", reasoning="Let me think about this.",
     content="The answer is 42.")

@@ -115,7 +115,12 @@ class LiteralArgumentsScanner:
                         return pos
                     self.state = COLON
                 else:
-                    if not self._bare(pos):
+                    past = self._openless(buf, pos, end)
+                    if past is None:
+                        return pos  # (the delimiter may come in the next piece)
+                    if past != -1:
+                        pos = past
+                    elif not self._bare(pos):
                         return pos
                     self.state = AFTER
                 continue
@@ -261,6 +266,29 @@ class LiteralArgumentsScanner:
             return False
         self._out.append(value)
         return True
+
+    def _openless(self, buf: str, pos: int, end: int) -> Optional[int]:
+        """Bare text that is no literal, followed by the delimiter before any container closes:
+        a string written without its opening delimiter (a slip Gemma 4 makes), read as the
+        string it is; where after the text read so far the delimiter or a closer may still
+        come, undecided (None); else -1."""
+        text = "".join(self._text)
+        if self._literals.get(text) is not None or _NUMBER.fullmatch(text) is not None:
+            return -1
+        quote, credits = self._quote, self.credits
+        i = buf.find(quote, pos, end)
+        while i != -1 and credits is not None and not credits.available(quote, i):
+            i = buf.find(quote, i + 1, end)
+        closers = (self._s.object[1], self._s.array[1])
+        stop = i if i != -1 else end
+        if any(c in buf[pos:stop] for c in closers) or "\n" in buf[pos:stop]:
+            return -1
+        if i == -1:
+            return None
+        if credits is not None:
+            credits.take(quote)
+        self._out.append('"' + json.dumps(text + buf[pos:i], ensure_ascii=False)[1:-1] + '"')
+        return i + len(quote)
 
     def _open(self, closer: str) -> None:
         self._stack.append(closer)
