@@ -666,8 +666,7 @@ for i, value in enumerate([f'print("{MARKER}")', f"Example: `{MARKER}`", f"```xm
 GUARD = f'echo "created"</{DSML}parameter |\nprintf done'
 s4("test_new_parameter_guard_does_not_change_non_strict_behavior", s4_weather(GUARD), [("get_weather", {"city": GUARD})])
 DIRECT = [f'{TC[0]}{INV}get_weather">' + '{"city":', '"SF"}', f"{INV_END}{TC[1]}"]
-s4("test_strict_direct_json_waits_for_complete_validated_invoke", "".join(DIRECT), SF, chunks=DIRECT,
-   xfail="issue 35 point 2: an invoke whose body is the arguments' JSON object (no parameter tags) is not read as a call")
+s4("test_strict_direct_json_waits_for_complete_validated_invoke", "".join(DIRECT), SF, chunks=DIRECT)
 UNCLOSED = s4_wrapped(f'{INV}get_weather">{PAR}city" string="true">SF{INV_END}')
 s4("test_strict_rejects_unclosed_string_parameter_at_invoke_end", UNCLOSED, [], invalid=1, chunks=7)
 s4("test_strict_incomplete_later_call_does_not_rewrite_previous_calls", s4_weather("SF") + s4_weather("NY") + UNCLOSED.replace(">SF<", ">LA<"),
@@ -687,8 +686,7 @@ for i, arguments in enumerate([{}, {"city": "SF", "other": 1}, {"city": 7}]):
        why='the schema types city as a string, so the text 7 is read as the string "7" (as the tag\'s type gives way to the schema '
        "everywhere in DSML): a valid call, where SGLang's opt-in schema validation rejects the number" if typed else "")
 s4("test_optional_schema_validation_keeps_valid_arguments_unchanged[params]", s4_weather("SF"), SF, chunks=1)
-s4("test_optional_schema_validation_keeps_valid_arguments_unchanged[json]", s4_wrapped(s4_invoke("get_weather", '{"city": "SF"}')), SF, chunks=1,
-   xfail="issue 35 point 2: an invoke whose body is the arguments' JSON object (no parameter tags) is not read as a call")
+s4("test_optional_schema_validation_keeps_valid_arguments_unchanged[json]", s4_wrapped(s4_invoke("get_weather", '{"city": "SF"}')), SF, chunks=1)
 REF = [{"type": "function", "function": {"name": "get_weather", "parameters": {
     "type": "object", "properties": {"city": {"$ref": "#/$defs/city"}}, "$defs": {"city": {"type": "string", "enum": ["SF"]}}, "required": ["city"]}}}]
 s4("test_optional_schema_validation_supports_local_references[SF]", s4_weather("SF"), SF, tools=REF)
@@ -1553,7 +1551,7 @@ for test, body, args in (
 ):
     sr4("TestParameterTypeConversion::" + test, s4_wrapped(s4_invoke("f", body)), [("f", args)], tools=None)
 sr4("TestParameterTypeConversion::test_direct_json_body", s4_wrapped(s4_invoke("f", '{"city": "SF", "topn": 5}')), [("f", {"city": "SF", "topn": 5})],
-    tools=None, xfail="issue 35 point 2: an invoke whose body is the arguments' JSON object (no parameter tags) is not read as a call")
+    tools=None)
 SEQ = s4_wrapped(s4_invoke("get_weather", SF_BODY) + "\n" + s4_invoke("search", dsml_param("query", "weather SF")))
 sr4("TestMultipleSequentialCalls::test_two_sequential_invokes_distinct_tool_index", SEQ, [("get_weather", {"city": "SF"}), ("search", {"query": "weather SF"})])
 sr4("TestMultipleSequentialCalls::test_name_delta_before_arg_deltas", s4_wrapped(s4_invoke("get_weather", SF_BODY) + "\n" + s4_invoke("search", SF_BODY)),
@@ -1649,13 +1647,16 @@ MALFORMED_READING = {
                                        "why": "a parameter tag without its string attribute is read (tolerant reading; the schema types key as a "
                                        "string), where SGLang's strict mode rejects the body"},
     "unterminated_param_tag": {"why": MALFORMED_KEPT},
+    # (a body that begins as the arguments' JSON object and is none: the call is reported invalid with its text)
+    "truncated_json_body": {},
+    "invalid_json_body": {},
     "good_param_then_stray_tag": {"xfail": NOT_IN_ISSUE + "a parameter's closing tag followed by a stray tag is read as part of the value "
                                   "(key = 'alpha</｜DSML｜parameter>\\n<parameter name=\"x\">1'): the markup lands in a string argument"},
 }
 for flavour, (fmt, block) in FLAVOUR.items():
     for label, body in MALFORMED_BODIES.items():
         reading = {"calls": [], "invalid": 1, "xfail": EMPTY_CALL, **MALFORMED_READING.get(label, {})}
-        if "why" in reading:
+        if "why" in reading or label in ("truncated_json_body", "invalid_json_body"):
             reading.pop("xfail")
         ssd(flavour, f"TestMalformedBodiesAreDropped::test_every_malformed_body_in_every_flavour[{label}]",
             strict_block(block, strict_invoke("lookup_fixture", body), preamble="Sure.\n\n"), reading.pop("calls"), content="Sure.\n\n", **reading)
@@ -1691,8 +1692,7 @@ for flavour, (fmt, block) in FLAVOUR.items():
         xfail="issue 35 point 2: a self-closing invoke (<｜DSML｜invoke name=\"submit\"/>) is not read as a call without arguments")
 ssd("v4", "TestWellFormedBodiesUnchanged::test_json_body_and_several_blocks[json]", strict_block(TC, strict_invoke("lookup_fixture", '\n{"key": "alpha"}\n'),
                                                                                                     preamble=LOOK),
-    [("lookup_fixture", {"key": "alpha"})], content=LOOK,
-    xfail="issue 35 point 2: an invoke whose body is the arguments' JSON object (no parameter tags) is not read as a call")
+    [("lookup_fixture", {"key": "alpha"})], content=LOOK)
 ssd("v4", "TestWellFormedBodiesUnchanged::test_json_body_and_several_blocks[blocks]",
     strict_block(TC, strict_invoke("lookup_fixture", dsml_param("key", "a"))) + "\n" + strict_block(TC, strict_invoke("lookup_fixture", dsml_param("key", "b"))),
     [("lookup_fixture", {"key": "a"}), ("lookup_fixture", {"key": "b"})])
@@ -1884,16 +1884,13 @@ vqr("test_reasoning_thinking_disabled[thinking_disabled_with_tool_call]", "I nee
 SDD = "sgl-project/sglang test/registered/unit/function_call/test_deepseek_detectors.py @f9a05041a9aa3b95a00a3ecb28447398b54af92a::TestDeepSeekStreamingContent::"
 NAVIGATE = [fn("navigate", ["destination"], destination=S)]
 NAVIGATE_PREFIX = "I'll navigate there now."
-JSON_BODY = ("issue 35 point 2: an invoke whose body is the arguments' JSON object (no parameter tags) is not read as a call, here with "
-             "the tags back to back (point 1)")
 for fmt, block in (("deepseek_v3_2", FC), ("deepseek_v4", TC)):
     def wire(*destinations: str, block=block) -> str:
         invokes = "".join(f'{INV}navigate">{{"destination":"{d}"}}{INV_END}' for d in destinations)
         return f"{NAVIGATE_PREFIX}{block[0]}{invokes}{block[1]}"
 
     def sdd(test: str, text: str, calls: list, fmt=fmt, **kw: Any) -> None:
-        add(Vector(f"{fmt}/sglang/{test}", fmt, text, calls, content=NAVIGATE_PREFIX, tools=NAVIGATE, origin=SDD + test.split("[")[0],
-                   xfail=JSON_BODY, **kw))
+        add(Vector(f"{fmt}/sglang/{test}", fmt, text, calls, content=NAVIGATE_PREFIX, tools=NAVIGATE, origin=SDD + test.split("[")[0], **kw))
 
     LIBRARY = [("navigate", {"destination": "library"})]
     sdd("test_content_and_complete_tool_call_in_single_increment", wire("library"), LIBRARY)

@@ -29,11 +29,12 @@ from collections.abc import Mapping
 from typing import Any, Optional
 
 from ..formats.base import XmlArguments, admits_free_keys, json_type, loads_json
+from .json_scanner import JsonScanner
 from .spaces import JSON_SPACE_RUN
 
 
 # States
-BETWEEN, KEY, BEFORE_VALUE, VALUE, DONE, FAILED, TYPE_NAME = range(7)
+BETWEEN, KEY, BEFORE_VALUE, VALUE, DONE, FAILED, TYPE_NAME, JSON_BODY = range(8)
 _MAX_TYPE = 32  # the longest word a typed tag may write for a value's type
 
 
@@ -74,6 +75,8 @@ class XmlArgumentsScanner:
     def in_string(self) -> bool:
         # A marker met inside a value is the value's text if the value closes after it (a file
         # that holds call markup); else the call ends at it (the call machine rolls back).
+        if self.state == JSON_BODY:
+            return self._json.in_string
         return self.state == VALUE or (self.state == BEFORE_VALUE and not self._xml.value_open)
 
     def arguments_text(self, buf: str, start: int, end: int) -> str:
@@ -95,6 +98,11 @@ class XmlArgumentsScanner:
                 if rest.startswith(xml.key_open):
                     self.state, self._text = KEY, ""
                     pos = j + len(xml.key_open)
+                elif rest[0] == "{" and not self._keys:
+                    # the arguments written as their JSON object, with no parameter tags (a
+                    # slip DeepSeek-V4 makes, which the peers read): the object is the arguments
+                    self.state, self._json, self._json_text = JSON_BODY, JsonScanner(), []
+                    pos = j
                 elif xml.key_open.startswith(rest):
                     return j  # perhaps a parameter: wait for more
                 else:
@@ -154,6 +162,16 @@ class XmlArgumentsScanner:
                     return j
                 else:
                     return self._fail(f"expected {xml.value_open!r} after the parameter name {self._key!r}", j)
+            elif state == JSON_BODY:
+                p = self._json.feed(buf, pos, end)
+                self._json_text.append(buf[pos:p])
+                if self._json.failed:
+                    return self._fail(f"the arguments written as JSON are no JSON object: {self._json.error}", p)
+                if not self._json.done:
+                    return p
+                self._out.append("".join(self._json_text))
+                self.state = DONE
+                return p
             else:  # VALUE: held whole until its closing tag
                 pos = self._scan_value(buf, pos, end)
                 if self.state == VALUE:
@@ -177,6 +195,8 @@ class XmlArgumentsScanner:
 
     def unfinished(self) -> Optional[str]:
         """Why the arguments are not complete, where there is more to say than that they are not."""
+        if self.state == JSON_BODY:
+            return "the arguments written as JSON have no closing brace"
         if self.state != VALUE:
             return None
         return self._refused or f"the parameter {self._key!r} has no closing tag"
