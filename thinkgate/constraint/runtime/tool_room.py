@@ -89,12 +89,8 @@ class FinishPlan:
         # Bytes that begin markup written as text: in a call's arguments, outside a string, one
         # may end the call and begin the next.
         mark_first = frozenset(m.encode()[0] for m in markers if m.encode()[:1] not in (b'"', b"{", b"[", b","))
-        m = len(token_bytes)
-        self._m = m
-        self._cols = {}
-        for name, column in zip(_COLUMNS, _token_counts(vocab, mark_first)):
-            self._cols[name] = np.zeros(n, dtype=np.int64)
-            self._cols[name][:m] = column
+        self._m = len(token_bytes)
+        self._cols = _token_counts(vocab, mark_first)  # (shared by the vocabulary's plans: read only)
         self._special = special
         self.stops = tuple(grammar.stop_ids)
         self.control = vocab.control_ids
@@ -122,6 +118,8 @@ class FinishPlan:
             self._finish(max(self.value, LITERAL) * c["cont_s"] + _opened(grammar, self.value) * c["open_s"] + self.call * c["marks_s"]),
         ])  # (where a token started is not kept: the most it can cost anywhere)
         self.costs["any"] = self.cost
+        self.costs = {kind: cost.astype(np.int32) for kind, cost in self.costs.items()}
+        self.cost = self.costs["any"]
         self._levels: dict[tuple, np.ndarray] = {}
         self._steps = {kind: np.unique(cost) for kind, cost in self.costs.items()}
         self.walk_below = max(2 * self.call, 4 * self.value)
@@ -249,14 +247,18 @@ class FinishPlan:
         literal; the string) commits to at most ``here`` bytes and what it opens in the
         container it is in to at most ``frame`` (a token that closes a container first: to
         anything's bound)."""
-        key = (kind, here, frame)
-        if key not in self.costs:
-            c = self._cols
-            s = "q" if kind == "string" else "s"
-            opens = np.where(c["close_" + s] > 0, self.value, frame) * c["open_" + s]
-            self.costs[key] = self._finish(here * c["cont_" + s] + opens + self.call * c["marks_" + s])
-            self._steps[key] = np.unique(self.costs[key])
+        key = (kind, _rounded_up(here), _rounded_up(frame))  # (a few tables, not one a place)
+        if key not in self._steps:
+            self._steps[key] = np.unique(self._costs_in(key))
         return key
+
+    def _costs_in(self, key: tuple) -> np.ndarray:
+        """The table of a key of :meth:`costs_in` (made when a mask of it is, not kept)."""
+        kind, here, frame = key
+        c = self._cols
+        s = "q" if kind == "string" else "s"
+        opens = np.where(c["close_" + s] > 0, self.value, frame) * c["open_" + s]
+        return self._finish(here * c["cont_" + s] + opens + self.call * c["marks_" + s])
 
     def level(self, slack: int, kind="any") -> Optional[np.ndarray]:
         """The tokens whose bound, where they start (``kind``: a key of :attr:`costs`), fits
@@ -267,7 +269,8 @@ class FinishPlan:
         j = int(np.searchsorted(steps, slack, side="right"))  # the costs up to steps[j - 1] fit
         mask = self._levels.get((kind, j))
         if mask is None:
-            fits = np.flatnonzero(self.costs[kind] <= steps[j - 1]) if j else np.zeros(0, dtype=np.int64)
+            costs = self.costs[kind] if isinstance(kind, str) else self._costs_in(kind)
+            fits = np.flatnonzero(costs <= steps[j - 1]) if j else np.zeros(0, dtype=np.int64)
             mask = self._levels[(kind, j)] = pack(fits, self.size)
         return mask
 
@@ -307,12 +310,21 @@ def _opened(grammar: ToolGrammar, value: int) -> int:
     return max([value, *(r.own + r.room for r in roots)])
 
 
+def _rounded_up(n: int) -> int:
+    """``n`` rounded up to a step of a series that doubles every two steps (8, 12, 16, 24, 32,
+    ...): a bound only grows, and a grammar's places share a few tables."""
+    step = 8
+    while step < n:
+        step = step * 3 // 2 if step & (step - 1) == 0 else step * 4 // 3
+    return step
+
+
 _COLUMNS = ("cont_s", "open_s", "close_s", "marks_s", "cont_q", "open_q", "close_q", "marks_q", "angles", "outs")
 RESPELL = 2  # a token off the witness may cut one of its tokens, whose rest is written again (see resume)
 LITERAL = 24  # the most a number's or a literal's first bytes commit to (a bounded number's digits)
 
 
-def _token_counts(vocab, mark_first: frozenset) -> tuple[list[int], ...]:
+def _token_counts(vocab, mark_first: frozenset) -> dict[str, np.ndarray]:
     """For each token, from its bytes alone (the columns of ``_COLUMNS``): in JSON arguments,
     starting between values (``_s``) and inside a string (``_q``), whether it continues what
     is being written, what it opens (a member begun by ",", a container by "{" or "[", a string
@@ -323,13 +335,12 @@ def _token_counts(vocab, mark_first: frozenset) -> tuple[list[int], ...]:
     if cached is not None:
         return cached
     call_first = mark_first | {0x7B, 0x5B}
-    cols: tuple[list[int], ...] = tuple([] for _ in _COLUMNS)
+    rows = []
     for b in vocab.token_bytes:
-        for start, at in ((False, 0), (True, 4)):
-            for j, v in enumerate(_json_commitments(b, start, mark_first)):
-                cols[at + j].append(v)
-        cols[8].append(b.count(b"<"))
-        cols[9].append(sum(1 for c in b if c in call_first))
+        rows.append((*_json_commitments(b, False, mark_first), *_json_commitments(b, True, mark_first), b.count(b"<"), sum(1 for c in b if c in call_first)))
+    table = np.zeros((vocab.size, len(_COLUMNS)), dtype=np.int32)
+    table[: len(rows)] = np.array(rows, dtype=np.int32).reshape(len(rows), len(_COLUMNS))
+    cols = {name: np.ascontiguousarray(table[:, j]) for j, name in enumerate(_COLUMNS)}
     if not hasattr(vocab, "_room_counts"):
         vocab._room_counts = {}
     vocab._room_counts[key] = cols
