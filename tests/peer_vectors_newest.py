@@ -642,12 +642,15 @@ QUOTES = [
     f"Example: '<{DSML}toolcalls>'\n",
     f"Example: “<{DSML}toolcalls>”\n",
 ]
+QUOTED = ("issue 35 point 3: DSML quoted in a code fence or backticks in the answer is text for the peers; thinkgate reads the "
+          "markup wherever the answer has it: the grammar lets a call follow any answer text, an open backtick included, and a "
+          "parser reading that call as prose would lose a call the constrained output holds (the property suite's counterexample)")
 QUOTED_SLIP = ("issue 35 point 3: V4-Flash's misspelled opener quoted in the answer is text: thinkgate reads it as the block's opener "
                "(it reads the block's markers wherever the answer has them) and the quoted text after it as content")
 for i, quote in enumerate(QUOTES):
     fenced = i < 3
-    s4(f"test_quoted_dsml_is_not_executed_or_removed[{i}]", quote + s4_weather(), SF, content=quote, chunks=11, **({} if fenced else {"xfail": QUOTED_SLIP}))
-    s4(f"test_quoted_dsml_is_not_executed_or_removed[{i}-quoted_only]", quote, [], content=quote)
+    s4(f"test_quoted_dsml_is_not_executed_or_removed[{i}]", quote + s4_weather(), SF, content=quote, chunks=11, **({"xfail": QUOTED if fenced else QUOTED_SLIP}))
+    s4(f"test_quoted_dsml_is_not_executed_or_removed[{i}-quoted_only]", quote, [], content=quote, **({"xfail": QUOTED} if fenced else {}))
 for i, text in enumerate(["Literal `</parameter>`.", "Example:\n```xml\n</parameter>\n</invoke>\n```",
                           'XML:\n<parameter description="a > b">\nvalue\n</parameter>', "</parameter>",
                           "Text with an unrelated SGML fragment: <![unexpected[."]):
@@ -1463,7 +1466,9 @@ eq("TestNestedSchemaCoercion::test_streaming_array_of_objects_with_bool_and_null
 # test turns thinking off)
 # --------------------------------------------------------------------------------------------
 EQR = "vllm-project/vllm tests/parser/engine/test_qwen3_reasoning.py @08be72be742254fdbabbbbe4a5b944867ba620e3::"
-QUOTED_Q = "issue 35 point 3: a <tool_call> quoted in backticks inside the reasoning is text, not a call that ends the reasoning"
+QUOTED_Q = ("issue 35 point 3: a <tool_call> quoted in backticks inside the reasoning is text for vLLM, not a call that ends the reasoning; "
+            "thinkgate reads the marker's token (its text, where no ids say otherwise) as the grammar does: the call follows it wherever "
+            "it stands, and a parser reading it as prose would lose a call the constrained output holds")
 
 
 def eqr(test: str, text: str, calls: Any = (), **kw: Any) -> None:
@@ -1472,23 +1477,24 @@ def eqr(test: str, text: str, calls: Any = (), **kw: Any) -> None:
 
 
 PREAMBLE_Q = f"Quoted `{TC_Q[0]}` prose {TC_Q[1]} still visible."
-eqr("test_malformed_tool_preamble_is_lossless_across_chunks[thinking]", PREAMBLE_Q, reasoning=PREAMBLE_Q, content=None, chunks=7)
-eqr("test_malformed_tool_preamble_is_lossless_across_chunks[not thinking]", PREAMBLE_Q, reasoning=None, content=PREAMBLE_Q, thinking=False, chunks=7)
+eqr("test_malformed_tool_preamble_is_lossless_across_chunks[thinking]", PREAMBLE_Q, reasoning=PREAMBLE_Q, content=None, chunks=7, xfail=QUOTED_Q)
+eqr("test_malformed_tool_preamble_is_lossless_across_chunks[not thinking]", PREAMBLE_Q, reasoning=None, content=PREAMBLE_Q, thinking=False, chunks=7,
+    xfail="issue 35 point 3: a <tool_call> quoted in backticks in the answer is text for vLLM, not a call; thinkgate reads it as the grammar does (see QUOTED_Q)")
 PWD_Q = [TC_Q[0], "` quoted marker. ", TC_Q[0], "\n<function=bash><parameter=cmd>pwd</parameter>", f"</function>{TC_Q[1]}"]
 eqr("test_malformed_special_token_then_real_tool_preserves_tool_index", "".join(PWD_Q), [("bash", {"cmd": "pwd"})],
     reasoning=f"{TC_Q[0]}` quoted marker. ", chunks=PWD_Q,
     xfail=QUOTED_Q + " (here written first; the real call after it has its tags back to back)")
 for i, reasoning in enumerate([f"The literal marker is `{TC_Q[0]}` in prose.", f"The wrapper is `{TC_Q[0]}quoted{TC_Q[1]}` in prose."]):
     eqr(f"test_quoted_tool_marker_preserves_following_final_answer[{i}]", reasoning + "</think>The answer is 42.", reasoning=reasoning,
-        content="The answer is 42.", chunks=7)
+        content="The answer is 42.", chunks=7, xfail=QUOTED_Q)
 QUOTED_SPECIAL = ["The literal marker is `", TC_Q[0], "` in prose.", "</think>", "The answer is 42."]
 eqr("test_quoted_special_token_preserves_following_final_answer", "".join(QUOTED_SPECIAL), reasoning=f"The literal marker is `{TC_Q[0]}` in prose.",
-    content="The answer is 42.", chunks=QUOTED_SPECIAL)
+    content="The answer is 42.", chunks=QUOTED_SPECIAL, xfail=QUOTED_Q)
 eqr("TestNonStreaming::test_quoted_tool_marker_preserves_following_final_answer", f"The literal marker is `{TC_Q[0]}` in prose.</think>The answer is 42.",
-    reasoning=f"The literal marker is `{TC_Q[0]}` in prose.", content="The answer is 42.")
+    reasoning=f"The literal marker is `{TC_Q[0]}` in prose.", content="The answer is 42.", xfail=QUOTED_Q)
 for i, candidate in enumerate([f"{TC_Q[0]}` ordinary prose continues", f"{TC_Q[0]}quoted text{TC_Q[1]}"]):
     eqr(f"TestNonStreaming::test_malformed_tool_preamble_preserves_reasoning[{i}]", "The literal marker is `" + candidate,
-        reasoning="The literal marker is `" + candidate, content=None)
+        reasoning="The literal marker is `" + candidate, content=None, xfail=QUOTED_Q)
 eqr("TestNonStreaming::test_reasoning_then_content", "<think>Let me analyze.</think>The answer is 42.", reasoning="Let me analyze.", content="The answer is 42.")
 eqr("TestNonStreaming::test_no_start_token_in_output", "Let me think about this.</think>The answer is 42.", reasoning="Let me think about this.",
     content="The answer is 42.")

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..formats import ChatFormat, is_text
+from ..formats import ChatFormat
 from .driver import Driver
 from .markers import Credits, MarkerSet
-from .quotes import Quotes
 from .stages import Stage
 
 
@@ -52,10 +51,6 @@ class AnswerStages:
         self._stray_close = r.close if r.present and r.close and not driver.verbatim else ""
         self._open_text = r.open if self._stray_close and r.open and not self._reopen_marker else ""
         self._opened = False  # the content holds the open marker's text, not yet closed
-        # Tool markup the answer quotes (in a code fence or inline code) is prose: a model
-        # explaining the markup writes it so. Text markers, and a marker token's text read with
-        # no token ids (nothing says the model wrote the token).
-        self._quotes = Quotes() if self.tool_markers and not driver.verbatim else None
         ends = (*self._stops, self._reopen_marker, self._stray_close, self._open_text)
         self._in_content = MarkerSet(ends if driver.verbatim else (*markers, *self._framing, *ends))
         self._calls_after_content = calls_after_content
@@ -164,21 +159,14 @@ class AnswerStages:
         self.release(m, credits)
         return p + len(m) if m == self._close else self.content(buf, p, credits)
 
-    def _say_quoted(self, text: str) -> None:
-        self._quotes.feed(text)  # type: ignore[union-attr]
-        self.d.say(text)
-
     def content(self, buf: str, pos: int, credits: Credits | None) -> int:
         if self._held is not None:
             return self._held_text(buf, pos, credits)
         d = self.d
         markers = self._in_content_only if d.content_seen else self._in_content
-        p, m = d.emit_until(markers, buf, pos, credits, d.say if self._quotes is None else self._say_quoted)
+        p, m = d.emit_until(markers, buf, pos, credits, d.say)
         if m is None:
             return p
-        if (m in self.tool_markers or m == self.headless) and self._quotes is not None and self._quotes.quoting and (credits is None or is_text(m)):
-            self._say_quoted(d.spelled(buf, p))
-            return d.past
         if m in self._stops or m in self._framing:
             d.take(credits, m)
             return d.past

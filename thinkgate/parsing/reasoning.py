@@ -47,11 +47,9 @@ class ReasoningStages:
         # the open marker too: written again at the reasoning's start (<think><think>) it is markup
         self._markers = MarkerSet((self._close, *self._stops, *recovered, self._open))
         self._enter_calls = enter_calls
-        # markup text that opens calls here is prose where the reasoning quotes it (and so is a
-        # marker token's text read with no token ids: nothing says the model wrote the token)
+        # markup text that opens calls here is prose where the reasoning quotes it
         self._text_exits = tuple(m for m in recovered if is_text(m))
-        self._exits = tuple(recovered)
-        self._quotes = Quotes() if self._exits else None
+        self._quotes = Quotes() if self._text_exits else None
         self._emit = self._reason if self._quotes is None else self._read_quoted
         self._fresh = True  # nothing but whitespace reasoned yet
         # the channel's name the model writes first (Gemma 4's "thought\n"): held while the
@@ -134,7 +132,7 @@ class ReasoningStages:
         p, m = d.emit_until(self._markers, buf, pos, credits, self._emit)
         if m is None:
             return p
-        if m in self._exits and self._quotes.quoting and (credits is None or m in self._text_exits):  # type: ignore[union-attr]
+        if m in self._text_exits and self._quotes.quoting:  # type: ignore[union-attr]
             self._emit(d.spelled(buf, p))
             return d.past
         if m == self._open:
