@@ -1281,7 +1281,8 @@ def sk3(test: str, text: str, calls: Any, **kw: Any) -> None:
 
 sk3("test_detect_and_parse_single_call",
     f"{K3_RESPONSE[0]}Let me run it.{K3_RESPONSE[1]}{K3_TOOLS[0]}" + k3_call("python", 1, {"code": ("string", "print(1)"), "opts": ("object", '{"a": 1}')})
-    + K3_TOOLS[1], [("python", {"code": "print(1)", "opts": {"a": 1}})], content="Let me run it.")
+    + K3_TOOLS[1], [("python", {"code": "print(1)", "opts": {"a": 1}})], content="Let me run it.",
+    xfail="issue 35 point 5: an argument the schema's properties do not list is allowed (JSON Schema leaves it free)")
 sk3("test_detect_and_parse_no_tools_channel", f"{K3_RESPONSE[0]}hi there{K3_RESPONSE[1]}{MESSAGE_CLOSE}", [], content="hi there")
 AB_K3 = K3_TOOLS[0] + k3_call("python", 1, {"code": ("string", "a")}) + k3_call("python", 2, {"code": ("string", "b")}) + K3_TOOLS[1]
 sk3("test_detect_and_parse_multiple_calls", AB_K3, [("python", {"code": "a"}), ("python", {"code": "b"})])
@@ -1290,8 +1291,8 @@ sk3("test_attr_unescaping_and_raw_string_args",
     f'{K3_TOOLS[0]}{XO}call tool="a&amp;b" index="1"{XS}{XO}argument key="q" type="string"{XS}say &quot;hi&quot;{XC}argument{XS}{XC}call{XS}{K3_TOOLS[1]}',
     [("a&b", {"q": "say &quot;hi&quot;"})], tools=None)
 sk3("test_non_string_arg_json_decoding",
-    K3_TOOLS[0] + k3_call("python", 1, {"n": ("number", "42"), "flag": ("boolean", "true"), "bad": ("object", "{not json")}) + K3_TOOLS[1],
-    [("python", {"n": 42, "flag": True, "bad": "{not json"})])
+    K3_TOOLS[0] + k3_call("python", 1, {"n": ("number", "42"), "flag": ("boolean", "true"), "bad": ("object", "{not json")}) + K3_TOOLS[1], [],
+    invalid=1, why='a value typed "object" that is not JSON is reported invalid with the call\'s text (SGLang passes "{not json" on as a string)')
 for size in (1, 7, 23):
     sk3(f"test_streaming_split_markers[{size}]",
         f"{K3_RESPONSE[0]}Hello!{K3_RESPONSE[1]}{K3_TOOLS[0]}" + k3_call("python", 1, {"code": ("string", "print(2)")}) + K3_TOOLS[1],
@@ -2122,7 +2123,8 @@ skt("test_strict_schema_keeps_ascii_property_names_constrained[refused]", k3_too
     [], ONLY, invalid=1)
 ANNOTATE = [strict_tool("annotate", {"type": "object", "properties": {"label": S}, "required": ["label"]})]
 skt("test_strict_schema_preserves_additional_properties_default", k3_tools(k3_call("annotate", 1, {"label": ("string", "sample"), "confidence": ("number", "0.9")})),
-    [("annotate", {"label": "sample", "confidence": 0.9})], ANNOTATE)
+    [("annotate", {"label": "sample", "confidence": 0.9})], ANNOTATE,
+    xfail="issue 35 point 5: an argument the schema's properties do not list is allowed (JSON Schema leaves it free)")
 skt("test_dynamic_argument_key_compiles_without_xgrammar_unicode_warning", k3_tools(k3_call("annotate", 1, {"置信度": ("number", "0.9")})),
     [("annotate", {"置信度": 0.9})], [strict_tool("annotate", {"type": "object", "properties": {}})])
 PING = [strict_tool("ping", {"type": "object", "properties": {}, "additionalProperties": False})]

@@ -53,7 +53,7 @@ class XmlArgumentsScanner:
         self._looked = 0  # how far past a closing tag left undecided its lookahead has read
         self._refused: Optional[str] = None  # why the value's last closing tag did not end it
         # keys the schema does not declare may follow (any, where the call is not held to it)
-        self._free = free_keys or _admits_unlisted(parameters, xml.typed)
+        self._free = free_keys or _admits_unlisted(parameters)
         self._tags = re.compile(re.escape(xml.value_close) + "|" + re.escape(xml.key_open))
         self._name = re.compile(xml.name_pattern)
         self._attribute = xml.key_open.endswith('="')  # a key written as an attribute's value
@@ -338,19 +338,18 @@ def _decode_reference(m: re.Match[str]) -> str:
     return chr(code) if 0 < code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF else m.group()
 
 
-def _admits_unlisted(parameters: Optional[Mapping[str, Any]], typed: bool = False) -> bool:
+def _admits_unlisted(parameters: Optional[Mapping[str, Any]]) -> bool:
     """Whether a key ``parameters`` does not list may follow a value. JSON Schema leaves such a
     key free unless ``additionalProperties`` (or ``unevaluatedProperties``) is false, but where
     the schema lists keys, a closing tag followed by another key is read as the value's text (a
     file holding the tool's markup): a listed key is what ends a value there, as xgrammar's
     reading (:func:`admits_free_keys`) has it. A schema that lists none (``"properties": {}``)
-    has no such key, so any key follows; so does any key where the tags name their values'
-    types (Kimi-K3, DSML: a typed tag is no file's text), as JSON Schema has it."""
+    has no such key, so any key follows."""
     if admits_free_keys(parameters):
         return True
     if parameters.get("additionalProperties", True) is False or parameters.get("unevaluatedProperties", True) is False:  # type: ignore[union-attr]
         return False
-    return typed or not parameters.get("properties")  # type: ignore[union-attr]
+    return not parameters.get("properties")  # type: ignore[union-attr]
 
 
 def _partial_suffix(buf: str, pos: int, end: int, tag: str) -> int:
