@@ -210,7 +210,7 @@ def first_refused(grammar, vocab, ids, max_tokens):
 def test_a_natural_call_is_untouched_with_a_little_room(fmt, tokenizer_for):
     """The room holds a model to what finishes only near the limit: a call as the model writes
     it passes token for token when max_tokens leaves 64 tokens beside it (the bound a token is
-    priced at is what it opens, by place: about 40 to 50 are needed today, see
+    priced at is what it opens, by place: about 45 to 55 are needed today, see
     benchmarks/tool_room.py), and is stopped where it cannot fit."""
     tokenizer = tokenizer_for(fmt)
     grammar = compile_tool_grammar(tokenizer, fmt, REALISTIC, "required")

@@ -26,7 +26,7 @@ kinds of token are known to keep that:
   two more. It is allowed where ``R - 1 - |W|`` holds its bound.
 
 So a natural call (the tokenizer's own encoding of the realistic tools' calls) passes untouched
-whenever ``max_tokens`` leaves about 40 to 50 tokens beyond its own length
+whenever ``max_tokens`` leaves about 45 to 55 tokens beyond its own length
 (benchmarks/tool_room.py); nearer the limit the model is held to what finishes.
 
 Far from the end nothing is restricted and nothing is walked: the cost bound ``B`` is the last
