@@ -576,7 +576,11 @@ class ReasonerGrammar:
             if self._plan is not None and self._b is not None:  # far from the end: the bound's mask alone
                 keep = self._plan.level(self.max_tokens - self._pos - 1 - self._b)
                 if keep is not None:
-                    words &= keep
+                    if not np.any(words & keep):  # (the bound too coarse for every token left: walk)
+                        self._b = None
+                        self._keep_room(words)
+                    else:
+                        words &= keep
                     touched = True
             return touched
         except Exception as e:
@@ -671,6 +675,12 @@ class ReasonerGrammar:
         keep = plan.level(slack, self._cost_kind())
         if keep is None:
             return False
+        if (not self._w or self._w_pos != self._pos) and not np.any(words & keep):
+            # the bound too coarse for every token the row allows: walk, and keep the witness's
+            self._b = None
+            if not self._ensure_witness():
+                return False
+            return self._keep_room(words)
         keep = keep.copy()
         if self._w and self._w_pos == self._pos:
             ahead = witness_prefixes(plan, self.grammar.vocab.token_bytes, self._w)
