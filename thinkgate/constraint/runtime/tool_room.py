@@ -472,6 +472,20 @@ def pick(plan: FinishPlan, words: np.ndarray, path: list, uses: dict, in_string:
     return w * 32 + ((word & -word).bit_length() - 1), []
 
 
+def _witness_text(plan: FinishPlan, token_bytes: list, witness: tuple[int, ...]) -> tuple[bytes, list[int]]:
+    """The text of the witness's first tokens up to its first marker or end token (a marker
+    token is itself, whatever text spells it), and where each of those tokens ends in it."""
+    text = b""
+    ends: list[int] = []
+    for t in witness:
+        b = token_bytes[t] if t < len(token_bytes) else b""
+        if not b or t in plan.control or t in plan.stops:
+            break
+        text += b
+        ends.append(len(text))
+    return text, ends
+
+
 def witness_prefixes(plan: FinishPlan, token_bytes: list, witness: tuple[int, ...]) -> dict[int, tuple[int, ...]]:
     """The tokens that spell the witness's first bytes, each with what finishes after it: the
     rest of the witness, its token cut by the token's end written again (``W[:k]`` spelt by
@@ -479,14 +493,7 @@ def witness_prefixes(plan: FinishPlan, token_bytes: list, witness: tuple[int, ..
     bytes, as one token or byte by byte, then ``W[k + 1:]``). The same bytes follow, so every
     rule that held for the witness holds for them."""
     out: dict[int, tuple[int, ...]] = {}
-    text = b""
-    ends = []  # where each of the witness's first tokens ends in its text
-    for t in witness[:8]:
-        b = token_bytes[t] if t < len(token_bytes) else b""
-        if not b or t in plan.control or t in plan.stops:  # a marker token is itself, whatever text spells it
-            break
-        text += b
-        ends.append(len(text))
+    text, ends = _witness_text(plan, token_bytes, witness[:8])
     for j in range(1, min(len(text), 32) + 1):
         i = plan.ids_by_bytes.get(text[:j])
         if i is None or i in out:
@@ -506,14 +513,7 @@ def resume(plan: FinishPlan, token_bytes: list, witness: tuple[int, ...], token:
     x = token_bytes[token] if token < len(token_bytes) else b""
     if not x or token in plan.control:
         return None
-    text = b""
-    ends = []
-    for t in witness[:16]:
-        b = token_bytes[t] if t < len(token_bytes) else b""
-        if not b or t in plan.control or t in plan.stops:
-            break
-        text += b
-        ends.append(len(text))
+    text, ends = _witness_text(plan, token_bytes, witness[:16])
     i = j = 0
     while i < len(x):
         if j < len(text) and x[i] == text[j]:
