@@ -1634,10 +1634,8 @@ def ssd(flavour: str, test: str, text: str, calls: Any, **kw: Any) -> None:
 
 
 MALFORMED_TURN = ("I'll call the `set_flag` function to enable the flag.\n\n" + strict_block(TC, f'{INV}set_flag">\n<parameter name="enabled">true{PAR_END}\n{INV_END}'))
-EMPTY_CALL = (NOT_IN_ISSUE + "an invoke whose body holds no well-formed parameter is read as a call with {} arguments and the body's "
-              "text is moved into the content (a call invented, the model's text misplaced); it should be reported invalid with its text")
 ssd("v4", "TestMalformedBodiesAreDropped::test_malformed_turn_is_dropped_and_forwarded", MALFORMED_TURN, [], invalid=1,
-    content="I'll call the `set_flag` function to enable the flag.\n\n", xfail=EMPTY_CALL)
+    content="I'll call the `set_flag` function to enable the flag.\n\n", why=MALFORMED_KEPT)
 MALFORMED_BODIES = {
     "param_missing_dsml_marker_and_string_attr": f'\n<parameter name="key">alpha{PAR_END}\n',
     "param_missing_string_attr_only": f'{PAR}key">alpha{PAR_END}',
@@ -1657,20 +1655,22 @@ MALFORMED_READING = {
     # (a body that begins as the arguments' JSON object and is none: the call is reported invalid with its text)
     "truncated_json_body": {},
     "invalid_json_body": {},
-    "good_param_then_stray_tag": {"xfail": NOT_IN_ISSUE + "a parameter's closing tag followed by a stray tag is read as part of the value "
-                                  "(key = 'alpha</｜DSML｜parameter>\\n<parameter name=\"x\">1'): the markup lands in a string argument"},
+    "good_param_then_stray_tag": {"xfail": NOT_IN_ISSUE + "disputed: a closing tag followed by text that begins no parameter is the "
+                                  "value's text (key = 'alpha</｜DSML｜parameter>\\n<parameter name=\"x\">1'), as a file that holds the "
+                                  "markup is read (tests/test_markup_in_values.py: the grammar writes such values); reading the tag as the "
+                                  "value's end would cut a constrained call's file short"},
 }
 for flavour, (fmt, block) in FLAVOUR.items():
     for label, body in MALFORMED_BODIES.items():
-        reading = {"calls": [], "invalid": 1, "xfail": EMPTY_CALL, **MALFORMED_READING.get(label, {})}
-        if "why" in reading or label in ("truncated_json_body", "invalid_json_body"):
-            reading.pop("xfail")
+        reading = {"calls": [], "invalid": 1, "why": MALFORMED_KEPT, **MALFORMED_READING.get(label, {})}
+        if "xfail" in reading or label in ("truncated_json_body", "invalid_json_body"):
+            reading.pop("why")
         ssd(flavour, f"TestMalformedBodiesAreDropped::test_every_malformed_body_in_every_flavour[{label}]",
             strict_block(block, strict_invoke("lookup_fixture", body), preamble="Sure.\n\n"), reading.pop("calls"), content="Sure.\n\n", **reading)
 ssd("v4", "TestMalformedBodiesAreDropped::test_a_block_with_one_malformed_member_yields_no_call",
     strict_block(TC, strict_invoke("lookup_fixture", dsml_param("key", "alpha")), strict_invoke("set_flag", f'<parameter name="enabled">true{PAR_END}')),
     [("lookup_fixture", {"key": "alpha"})], invalid=1,
-    xfail=EMPTY_CALL + " (the valid call beside it is read, as it should be; SGLang's strict mode drops the whole block into content)")
+    why="each invoke stands or falls alone: the valid call beside the malformed one is read (SGLang's strict mode drops the whole block into content)")
 SHAPES = {
     "str": ("lookup_fixture", [("key", "true", "alpha")], {"key": "alpha"}),
     "two str": ("search", [("query", "true", "a b"), ("topn", "false", "3")], {"query": "a b", "topn": 3}),

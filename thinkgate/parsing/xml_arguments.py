@@ -105,9 +105,13 @@ class XmlArgumentsScanner:
                     pos = j
                 elif xml.key_open.startswith(rest):
                     return j  # perhaps a parameter: wait for more
-                else:
+                elif self._ends_here(rest):
                     self._close_object()
-                    return j  # the footer or what else follows
+                    return j  # the footer (or, where the call has none, the end marker's place)
+                else:
+                    # text where a parameter or the call's footer must come (prose, a tag
+                    # misspelled): the body is no parameters, and the call keeps its text
+                    return self._fail(f"text where a parameter must come: {_preview(rest)}", j)
             elif state in (KEY, TYPE_NAME):
                 closing = xml.key_end if state == KEY else xml.type_end
                 longest = xml.name_length if state == KEY else _MAX_TYPE
@@ -309,6 +313,16 @@ class XmlArgumentsScanner:
         self._type = None
         self._out.append(("{" if len(self._keys) == 1 else ", ") + json.dumps(self._key, ensure_ascii=False) + ": " + value)
 
+    def _ends_here(self, rest: str) -> bool:
+        """Whether ``rest`` (no space first) is, or may still become, the call's footer; where the
+        call has none, its end marker comes next (the machine reads no further), so nothing but
+        the marker's place ends the parameters."""
+        footer = self._footer
+        if not footer:
+            return False
+        compact = "".join(rest[: len(footer) * 2].split())
+        return compact.startswith(footer) or footer.startswith(compact)
+
     def _close_object(self) -> None:
         self._out.append("}" if self._keys else "{}")
         self.state = DONE
@@ -350,6 +364,10 @@ def _admits_unlisted(parameters: Optional[Mapping[str, Any]]) -> bool:
     if parameters.get("additionalProperties", True) is False or parameters.get("unevaluatedProperties", True) is False:  # type: ignore[union-attr]
         return False
     return not parameters.get("properties")  # type: ignore[union-attr]
+
+
+def _preview(text: str, n: int = 40) -> str:
+    return repr(text if len(text) <= n else text[:n] + "…")
 
 
 def _partial_suffix(buf: str, pos: int, end: int, tag: str) -> int:
