@@ -443,14 +443,15 @@ def pick(plan: FinishPlan, words: np.ndarray, path: list, uses: dict, in_string:
         return t, [p[1:] for p in live if p[0] == t and len(p) > 1]
     if in_string and len(plan.suffix_first):  # (a suffix that closes the string, as "," does)
         for j in np.flatnonzero(allowed_among(words, plan.suffix_first) & plan.quoted_first).tolist():
-            return int(plan.suffix_first[j]), plan.suffixes[j]
+            t = int(plan.suffix_first[j])
+            if _begin(uses, t, in_value):  # ('",' in an array: each one another item)
+                return t, plan.suffixes[j]
     if in_string and plan.quote is not None and allowed(words, plan.quote):
         return plan.quote, []
     if len(plan.suffix_first):
         for j in np.flatnonzero(allowed_among(words, plan.suffix_first)).tolist():
             t = int(plan.suffix_first[j])
-            if uses.get(-2 - t, 0) < (2 if in_value else 6):  # (begun again and again: a loop)
-                uses[-2 - t] = uses.get(-2 - t, 0) + 1
+            if _begin(uses, t, in_value):
                 return t, plan.suffixes[j]
     # A byte: one of the preferred ones the mask allows, else of any it allows, drawn at
     # random (seeded: a walk from one state is one walk). A fixed order cycles in a pattern
@@ -470,6 +471,15 @@ def pick(plan: FinishPlan, words: np.ndarray, path: list, uses: dict, in_string:
     w = int(nz[0])
     word = int(words.view(np.uint32)[w])
     return w * 32 + ((word & -word).bit_length() - 1), []
+
+
+def _begin(uses: dict, t: int, in_value: bool) -> bool:
+    """Whether the walk may begin a suffix at ``t`` again (begun again and again: a loop)."""
+    n = uses.get(-2 - t, 0)
+    if n >= (2 if in_value else 6):
+        return False
+    uses[-2 - t] = n + 1
+    return True
 
 
 def _witness_text(plan: FinishPlan, token_bytes: list, witness: tuple[int, ...]) -> tuple[bytes, list[int]]:
