@@ -1566,8 +1566,7 @@ sr4("TestMultipleSequentialCalls::test_name_delta_before_arg_deltas", s4_wrapped
     why="the search call's city argument is not among search's parameters and its required query is missing: reported invalid (the "
     "peer's test checks only the two names)")
 sr4("TestMultipleSequentialCalls::test_self_closing_and_long_form_mix",
-    s4_wrapped(s4_invoke("get_weather", SF_BODY) + "\n" + f'{INV}submit"/>'), [("get_weather", {"city": "SF"}), ("submit", {})],
-    xfail="issue 35 point 2: a self-closing invoke (<｜DSML｜invoke name=\"submit\"/>) is not read as a call without arguments")
+    s4_wrapped(s4_invoke("get_weather", SF_BODY) + "\n" + f'{INV}submit"/>'), [("get_weather", {"city": "SF"}), ("submit", {})])
 sr4("TestFalsePositiveDSMLDetection::test_less_than_then_dsml_without_invoke", "Hello <｜DSML｜test more text", [], content="Hello <｜DSML｜test more text",
     chunks=["Hello <", "｜DSML｜test more text"])
 sr4("TestFalsePositiveDSMLDetection::test_partial_dsml_prefix_then_non_invoke", "<｜DSML｜random> stuff here", [], content="<｜DSML｜random> stuff here",
@@ -1695,8 +1694,7 @@ for flavour, (fmt, block) in FLAVOUR.items():
         [("submit", {})], content=LOOK, why=LOOK_KEPT)
     ssd(flavour, "TestWellFormedBodiesUnchanged::test_zero_argument_forms[blank]", strict_block(block, strict_invoke("submit", "\n   \n"), preamble=LOOK),
         [("submit", {})], content=LOOK, why=LOOK_KEPT)
-    ssd(flavour, "TestWellFormedBodiesUnchanged::test_zero_argument_forms[self-closing]", strict_block(block, f'{INV}submit"/>'), [("submit", {})],
-        xfail="issue 35 point 2: a self-closing invoke (<｜DSML｜invoke name=\"submit\"/>) is not read as a call without arguments")
+    ssd(flavour, "TestWellFormedBodiesUnchanged::test_zero_argument_forms[self-closing]", strict_block(block, f'{INV}submit"/>'), [("submit", {})])
 ssd("v4", "TestWellFormedBodiesUnchanged::test_json_body_and_several_blocks[json]", strict_block(TC, strict_invoke("lookup_fixture", '\n{"key": "alpha"}\n'),
                                                                                                     preamble=LOOK),
     [("lookup_fixture", {"key": "alpha"})], content=LOOK)

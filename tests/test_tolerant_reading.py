@@ -114,6 +114,34 @@ def test_deepseek_v3_2_s_invoke_without_its_wrapper():
     assert m.content == "Let me check.\n\n"
 
 
+@pytest.mark.parametrize("fmt", [DEEPSEEK_V3_2, DEEPSEEK_V4, MINIMAX_M2], ids=lambda f: f.name)
+def test_an_invoke_written_self_closing_is_a_call_without_arguments(fmt):
+    # SGLang's test_deepseekv32_strict_dsml.py test_zero_argument_forms[self-closing] and
+    # test_deepseekv4_detector.py test_self_closing_and_long_form_mix: <…invoke name="submit"/>
+    t = fmt.tools
+    tools = [*TOOLS, {"type": "function", "function": {"name": "submit", "parameters": {"type": "object", "properties": {}}}}]
+    weather = t.call_text("get_weather", json.dumps({"city": "SF"}))
+    text = "Done.\n" + t.section_begin + weather + str(t.call_begin) + 'submit"/>\n' + t.section_end
+    m = every_split_agrees(text, format=fmt, thinking=False, tools=tools)
+    assert _calls(m) == [("get_weather", {"city": "SF"}), ("submit", {})]
+    assert m.content == "Done.\n" and m.invalid_tool_calls == []
+
+
+@pytest.mark.parametrize("fmt", [DEEPSEEK_V3_2, DEEPSEEK_V4, MINIMAX_M2, get_format("qwen3_coder")], ids=lambda f: f.name)
+@pytest.mark.parametrize("body", ["\nenable it please\n", '\n<param key="city">SF</param>\n', '["SF"]'])
+def test_an_invoke_whose_body_is_no_parameters_is_invalid_with_its_text(fmt, body):
+    # SGLang's test_deepseekv32_strict_dsml.py TestMalformedBodiesAreDropped (prose, a parameter
+    # tag misspelled, a JSON array): no call with {} is made up, and no text moves to the content
+    t = fmt.tools
+    call = t.call_text("get_weather", json.dumps({"city": "SF"}))
+    header = str(t.call_begin) + t.header.format(name="get_weather", sep=t.sep)
+    broken = header + body + t.footer + str(t.call_end)
+    assert broken.startswith(str(t.call_begin)) and call.startswith(header)
+    m = every_split_agrees("Sure.\n\n" + t.section_begin + broken + t.section_end, format=fmt, thinking=False, tools=TOOLS)
+    assert m.tool_calls == [] and m.content == "Sure.\n\n"
+    assert [c.text for c in m.invalid_tool_calls] == [broken]
+
+
 def test_kimi_k3_markers_with_spaces_beside_their_special_tokens():
     # vLLM's Kimi-K3 parser reads whitespace beside <|open|>, <|close|> and <|sep|> in its tags
     block = KIMI_K3.tools.section_text([("get_weather", "{}")])

@@ -130,6 +130,15 @@ class CallTracker:
         self._reader = arguments_reader(self.fmt.tools, self._parameters.get(name), name in self._checked)
         self.d.stage = self.layout.ARGUMENTS
 
+    def read_no_arguments(self, name: str) -> None:
+        """The header named the tool and closed the call itself (an XML element written
+        self-closing, ``<invoke name="submit"/>``): its arguments are none, ``{}``."""
+        self.read_arguments(name)
+        self.args.append("{}")
+        if self._call_index is not None:
+            self.d.out.append(ToolCallArgumentsDelta(self._call_index, "{}"))
+        self._complete()
+
     def read_call_object(self) -> None:
         """A call object begins here: its name and arguments are read together."""
         self._reader = call_object_reader(self.fmt.tools)

@@ -52,6 +52,11 @@ class MarkedCalls:
         before = self._pieces[name_at - 1].text if name_at > 0 else str(self._call_begin)
         self._attribute_name = before.endswith('="')
         self._call_object = tools.call_object_layout
+        # the header's piece that closes an XML element's opening tag (DSML's '">' after the
+        # name): written self-closing ('"/>'), the element, a call, has no arguments
+        after = name_at + 1
+        closes = tools.xml is not None and after < len(self._pieces) and self._pieces[after].kind == "text" and self._pieces[after].text.endswith(">")
+        self._closing_piece = after if closes else -1
         self.markup = Markup(driver, calls, fmt, reading, start_headless=self._start_headless)
         self._headless = self.markup.answer.headless
         self._headless_call = False  # the call being read was announced by its header alone
@@ -161,6 +166,7 @@ class MarkedCalls:
         pieces = self._pieces
         start = pos
         error = None
+        closed = False  # the element closed itself: a call with no arguments
         while pos < n and self._piece < len(pieces):
             piece = pieces[self._piece]
             if piece.kind == "space":
@@ -233,6 +239,16 @@ class MarkedCalls:
                         break
                     credits.take(want)
                 elif not want.startswith(got):
+                    slash = pos + len(want) - 1  # where a self-closing tag has its "/"
+                    if self._piece == self._closing_piece and buf.startswith(want[:-1] + "/", pos):
+                        if slash + 1 == n:
+                            calls.raw.append(buf[start:pos])
+                            return d.rest(buf, pos)  # (">" may come next)
+                        if buf[slash + 1] == ">":
+                            pos = slash + 2
+                            self._piece = len(pieces)
+                            closed = True
+                            break
                     if self._piece == self._optional_prefix:
                         # no namespace: what matched of it begins the name
                         seen = piece.text[: self._matched]
@@ -275,6 +291,9 @@ class MarkedCalls:
         if not name:
             calls.pending_error = "the call header names no tool"
             d.stage = Stage.INVALID_CALL
+            return pos
+        if closed:
+            calls.read_no_arguments(name)
             return pos
         calls.read_arguments(name)
         return pos

@@ -111,7 +111,7 @@ class XmlArgumentsScanner:
                 else:
                     # text where a parameter or the call's footer must come (prose, a tag
                     # misspelled): the body is no parameters, and the call keeps its text
-                    return self._fail(f"text where a parameter must come: {_preview(rest)}", j)
+                    return self._fail("text where a parameter or the call's end must come", j)
             elif state in (KEY, TYPE_NAME):
                 closing = xml.key_end if state == KEY else xml.type_end
                 longest = xml.name_length if state == KEY else _MAX_TYPE
@@ -364,10 +364,6 @@ def _admits_unlisted(parameters: Optional[Mapping[str, Any]]) -> bool:
     if parameters.get("additionalProperties", True) is False or parameters.get("unevaluatedProperties", True) is False:  # type: ignore[union-attr]
         return False
     return not parameters.get("properties")  # type: ignore[union-attr]
-
-
-def _preview(text: str, n: int = 40) -> str:
-    return repr(text if len(text) <= n else text[:n] + "…")
 
 
 def _partial_suffix(buf: str, pos: int, end: int, tag: str) -> int:
