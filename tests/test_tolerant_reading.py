@@ -152,6 +152,25 @@ def test_kimi_k3_markers_with_spaces_beside_their_special_tokens():
 
 
 
+@pytest.mark.parametrize("tools", [None, TOOLS], ids=["no tools", "tools"])
+def test_gemma4_s_call_without_its_marker_right_after_the_thought_channel(tools):
+    # vLLM's tests/tool_parsers/test_gemma4_regex_and_bare_calls.py (test_bare_call_after_thought_channel,
+    # test_engine_tool_parser_bare_call_extraction): call:NAME{…} just after <channel|>
+    fmt = get_format("gemma4")
+    q = fmt.tools.literal.quote
+    call = "call:get_weather{city:" + q + "Paris" + q + "}"
+    m = every_split_agrees("<|channel>thought\nI should look.<channel|>" + call, format=fmt, thinking=None, tools=tools)
+    assert _calls(m) == [("get_weather", {"city": "Paris"})] and m.reasoning_content == "I should look." and m.content is None
+    # anywhere else it is prose: after answer text, or at the start of an output that did not reason
+    for text in ("<|channel>thought\nHm.<channel|>Sure: " + call, "Sure.\n" + call):
+        m = every_split_agrees(text, format=fmt, thinking=None, tools=tools)
+        assert m.tool_calls == [] and m.content.endswith(call)
+    if tools:  # a name the request's tools do not have: prose too
+        other = call.replace("get_weather", "get_time")
+        m = every_split_agrees("<|channel>thought\nHm.<channel|>" + other, format=fmt, thinking=None, tools=tools)
+        assert m.tool_calls == [] and m.content == other
+
+
 def test_gemma4_s_call_without_call_before_its_name():
     # vLLM's Gemma 4 parser reads ``call:NAME{…}`` and ``:NAME{…}``-style slips (gemma4_utils'
     # fallback); issue 35 counts ``<|tool_call>:NAME{…}`` among Gemma 4's failures

@@ -180,6 +180,10 @@ class MarkedCalls:
     # announces the call, when it names one of the request's tools. The grammar always writes
     # the marker.
     headless: bool = False
+    # ... or leave it out right where their reasoning closed (Gemma 4 writes ``call:NAME{…}``
+    # just after ``<channel|>``): the header's opening text there, and only there, announces a
+    # call (anywhere else it is prose); where the request gave no tools, whatever it names.
+    headless_after_reasoning: bool = False
     # The header's text before the tool name is a namespace models sometimes leave out
     # (Kimi-K2 writes ``get_weather:0`` for ``functions.get_weather:0``).
     optional_name_prefix: bool = False
@@ -673,6 +677,17 @@ class ToolCallFormat:
         (``MarkedCalls(headless=True)``); empty where the layout reads no such call."""
         if not (isinstance(self.layout, MarkedCalls) and self.layout.headless):
             return ""
+        return self._header_opening()
+
+    @property
+    def headless_after_reasoning(self) -> str:
+        """The header's opening text, which announces a call written without its begin marker
+        right where the reasoning closed (``MarkedCalls(headless_after_reasoning=True)``)."""
+        if not (isinstance(self.layout, MarkedCalls) and self.layout.headless_after_reasoning):
+            return ""
+        return self._header_opening()
+
+    def _header_opening(self) -> str:
         first = next((p for p in self.header_pieces() if p.kind != "space"), None)
         return Text(first.text) if first is not None and first.kind == "text" else ""
 

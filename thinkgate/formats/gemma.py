@@ -22,8 +22,9 @@ TURN_END = "<turn|>"
 TOOL_RESPONSE = "<|tool_response>"
 
 GEMMA4_TOOLS = ToolCallFormat(
-    # models leave out "call" (``<|tool_call>:NAME{…}``), or all of ``call:``; vLLM reads both
-    layout=MarkedCalls(optional_name_prefix=True),
+    # models leave out "call" (``<|tool_call>:NAME{…}``), or all of ``call:``; vLLM reads both;
+    # and the call's marker, right after ``<channel|>`` (vLLM's bare-call fallback reads it there)
+    layout=MarkedCalls(optional_name_prefix=True, headless_after_reasoning=True),
     call=(TOOL_CALL_BEGIN, TOOL_CALL_END),
     header="call:{name}",
     # Python's None as the template renders it (``{{ argument }}``) is read as null too

@@ -27,7 +27,8 @@ class AnswerStages:
         *,
         calls_after_content: bool = True,
         headless: str = "",
-        start_headless: Callable[[int], int] | None = None,
+        after_reasoning: str = "",
+        start_headless: Callable[..., int] | None = None,
     ) -> None:
         self.d = driver
         tools = fmt.tools
@@ -55,6 +56,10 @@ class AnswerStages:
         self._in_content = MarkerSet(ends if driver.verbatim else (*markers, *self._framing, *ends))
         self._calls_after_content = calls_after_content
         self._in_content_only = self._in_content if calls_after_content else MarkerSet((*self._framing, *ends))
+        # a call written without its begin marker right where the reasoning closed, announced
+        # by its header's opening text there (``MarkedCalls.headless_after_reasoning``)
+        self.after_reasoning = "" if driver.verbatim else after_reasoning
+        self._in_answer_start = MarkerSet((*self._in_content.markers, after_reasoning)) if self.after_reasoning else self._in_content
         self.section_return = Stage.CONTENT  # where reading goes back to after the calls
         # After calls opened inside the reasoning, the text that follows is held: the reasoning's
         # close after it makes it reasoning (the model went on thinking), anything else content.
@@ -163,10 +168,19 @@ class AnswerStages:
         if self._held is not None:
             return self._held_text(buf, pos, credits)
         d = self.d
-        markers = self._in_content_only if d.content_seen else self._in_content
+        if d.content_seen:
+            markers = self._in_content_only
+        else:
+            markers = self._in_answer_start if d.reasoning_closed else self._in_content
         p, m = d.emit_until(markers, buf, pos, credits, d.say)
         if m is None:
             return p
+        if m == self.after_reasoning and m not in self._in_content.markers:
+            if d.content_seen:  # (answer text came before it: prose)
+                d.say(d.spelled(buf, p))
+                return d.past
+            self.section_return = Stage.CONTENT
+            return self._start_headless(p, m)  # type: ignore[misc]
         if m in self._stops or m in self._framing:
             d.take(credits, m)
             return d.past

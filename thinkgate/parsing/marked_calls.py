@@ -60,6 +60,8 @@ class MarkedCalls:
         self.markup = Markup(driver, calls, fmt, reading, start_headless=self._start_headless)
         self._headless = self.markup.answer.headless
         self._headless_call = False  # the call being read was announced by its header alone
+        self._announced = ""  # the text that announced it
+        self._any_name = False  # whatever it names, it is a call
         # Calls opened by text inside the reasoning end where the reasoning closes.
         self._reasoning_close = fmt.reasoning.close if any(is_text(m) for m in fmt.reasoning_exits) else ""
         # A stray section begin or call end inside a section is markup, dropped like the rest.
@@ -123,13 +125,17 @@ class MarkedCalls:
             answer.keep(d.spelled(buf, p))  # a stray marker: part of the block's text while it holds no call
         return d.past
 
-    def _start_headless(self, at: int) -> int:
+    def _start_headless(self, at: int, announced: str = "") -> int:
         """A call whose begin marker was left out: its header, from ``at``, is read as a call's
-        if it names one of the request's tools (else it is given back as text)."""
+        if it names one of the request's tools (else it is given back as text). ``announced``:
+        the header's opening text where the reasoning closed (any name is a call's there when
+        the request gave no tools)."""
         self.d.mark()
         self.calls.reset()
         self._reset_header()
         self._headless_call = True
+        self._announced = announced or self._headless
+        self._any_name = bool(announced) and not self.calls.knows_tools
         self._headless_from = Stage.SECTION if self.d.stage == Stage.SECTION else Stage.CONTENT
         self.d.stage = Stage.CALL_HEADER
         return at
@@ -141,8 +147,8 @@ class MarkedCalls:
         raw = "".join(calls.raw)
         calls.reset()
         self._headless_call = False
-        d.say(self._headless)
-        d.refeed = raw[len(self._headless) :] + buf[pos:]
+        d.say(self._announced)
+        d.refeed = raw[len(self._announced) :] + buf[pos:]
         d.stage = self._headless_from
         return len(buf)
 
@@ -286,7 +292,7 @@ class MarkedCalls:
             return pos
         name = "".join(self._name)
         name = attribute_text(name) if self._attribute_name else name
-        if self._headless_call and not calls.knows(name):
+        if self._headless_call and not (self._any_name or calls.knows(name)):
             return self._not_headless(buf, pos)
         if not name:
             calls.pending_error = "the call header names no tool"

@@ -31,7 +31,7 @@ class Markup:
         *,
         calls_after_content: bool | None = None,
         then: Callable[[], None] | None = None,
-        start_headless: Callable[[int], int] | None = None,
+        start_headless: Callable[..., int] | None = None,
     ) -> None:
         self.d = driver
         self.calls = calls
@@ -39,7 +39,10 @@ class Markup:
             calls_after_content = reading.calls_after_content
         # a call without its begin marker is read only where it names one of the request's tools
         headless = fmt.tools.headless_begin if start_headless is not None and calls.knows_tools else ""
-        self.answer = AnswerStages(driver, fmt, calls_after_content=calls_after_content, headless=headless, start_headless=start_headless)
+        after_reasoning = fmt.tools.headless_after_reasoning if start_headless is not None else ""
+        self.answer = AnswerStages(
+            driver, fmt, calls_after_content=calls_after_content, headless=headless, after_reasoning=after_reasoning, start_headless=start_headless
+        )
         self.reasoning = ReasoningStages(
             driver,
             fmt,
