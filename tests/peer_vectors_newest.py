@@ -174,6 +174,12 @@ def dsml_lines(name: str, *params: str, block=FC) -> str:
     return dsml_block(f'{INV}{name}">\n' + "".join(p + "\n" for p in params) + INV_END + "\n", block=block)
 
 
+# readings that differ from vLLM's tests on purpose (the vectors hold thinkgate's)
+REASONING_KEPT = "verbatim: the reasoning keeps the whitespace the model wrote before the tool block or the close (vLLM's test strips it)"
+DUP_KEPT = ("verbatim: the reasoning and the answer keep the newlines the model wrote (vLLM's test checks only that the reasoning holds "
+            "'Some reasoning')")
+WRAPPER_KEPT = ("the model wrote one parameter named arguments, its value the arguments' object: thinkgate returns the call as written "
+                "(the schema leaves the key free), vLLM unwraps the object into the arguments where its keys are the tool's")
 V32 = "vllm-project/vllm tests/tool_parsers/test_deepseekv32_tool_parser.py @00816550e740a13736f7ef9921097d51a3f01ede::"
 
 
@@ -404,7 +410,7 @@ e32("TestStreaming::test_parallel_tools_streaming", eng_block(eng_invoke("fn_a",
 e32("TestStreaming::test_no_tool_content_only", "Just some text, no tools.", [], content="Just some text, no tools.", chunks=1)
 UNWRAP_NYC = [FC[0], eng_invoke("get_weather", dsml_param("arguments", '{"location": "NYC"}', False)), FC[1]]
 e32("TestStreaming::test_streaming_wrapper_unwrap_consistency", "".join(UNWRAP_NYC), [("get_weather", {"arguments": {"location": "NYC"}})],
-    tools=[WEATHER_LOC], chunks=UNWRAP_NYC)
+    tools=[WEATHER_LOC], chunks=UNWRAP_NYC, why=WRAPPER_KEPT)
 e32("TestStreaming::test_missing_invoke_end", f'{FC[0]}\n{INV}fn">\n{dsml_param("k", "v")}\n{FC[1]}', [("fn", {"k": "v"})], chunks=1)
 LONG_HEAD = f'{FC[0]}\n{INV}emit_text">\n{PAR}text" string="true">'
 LONG_TAIL = f"{PAR_END}\n{INV_END}\n{FC[1]}"
@@ -475,7 +481,7 @@ e4("TestThinkTagAbsorption::test_bare_think_end_not_leaked", THINK_CLOSE + "Here
    content="Here is the direct answer.", thinking=None, chunks=[THINK_CLOSE, "Here is the direct answer."])
 DUP = [THINK_OPEN + "\n", "Some reasoning.\n", THINK_CLOSE + "\n", "Answer."]
 e4("TestThinkTagAbsorption::test_duplicate_think_start_absorbed", "".join(DUP), [], reasoning="\nSome reasoning.\n", content="\nAnswer.",
-   thinking=True, chunks=DUP)
+   thinking=True, chunks=DUP, why=DUP_KEPT)
 NYC_INVOKE = e4_invoke("get_weather", ("location", "true", "NYC"))
 e4("TestMissingInvokeEnd::test_non_streaming", f'{TC[0]}{INV}get_weather">\n{dsml_param("location", "NYC")}\n{TC[1]}',
    [("get_weather", {"location": "NYC"})])
@@ -484,19 +490,19 @@ e4("TestMissingInvokeEnd::test_streaming_with_trailing_content", "".join(MISSING
    chunks=MISSING_END)
 NO_TAGS = ["\n\nLet me consider ", "this carefully.\n", THINK_CLOSE + "\n", "Here is the result."]
 e4("TestThinkingModeConfig::test_thinking_mode_reasoning_without_tags", "".join(NO_TAGS), [], reasoning="\n\nLet me consider this carefully.\n",
-   content="\nHere is the result.", thinking=True, chunks=NO_TAGS)
+   content="\nHere is the result.", thinking=True, chunks=NO_TAGS, why=REASONING_KEPT)
 e4("TestThinkingModeConfig::test_thinking_mode_all_reasoning_no_end_tag", "I'll review the PR.", [], reasoning="I'll review the PR.", content=None,
    thinking=True, chunks=["I'll review ", "the PR."])
 IMPLICIT = "Let me look up the weather.\n\n" + e4_tight(NYC_INVOKE)
 NYC = [("get_weather", {"location": "NYC"})]
 e4("TestImplicitReasoningEnd::test_non_streaming_extract_reasoning_implicit_end", IMPLICIT, ANY, reasoning="Let me look up the weather.\n\n",
-   content=None, thinking=True)
+   content=None, thinking=True, why=REASONING_KEPT)
 e4("TestImplicitReasoningEnd::test_non_streaming_extract_tool_calls_implicit_end", IMPLICIT, NYC, thinking=True)
 e4("TestImplicitReasoningEnd::test_non_streaming_parse_implicit_end", IMPLICIT, NYC, reasoning="Let me look up the weather.\n\n", content=None,
-   thinking=True)
+   thinking=True, why=REASONING_KEPT)
 CUT = ["Let me look up the weather.\n\n", TC[0], f'{INV}get_weather">']
 e4("TestImplicitReasoningEnd::test_streaming_reasoning_implicit_end", "".join(CUT), ANY, reasoning="Let me look up the weather.\n\n", invalid=ANY,
-   thinking=True, chunks=CUT)
+   thinking=True, chunks=CUT, why=REASONING_KEPT)
 CHECK = ["Let me check.\n\n", TC[0], f'{INV}get_weather">\n{dsml_param("location", "NYC")}\n{INV_END}', TC[1]]
 e4("TestImplicitReasoningEnd::test_streaming_tool_extraction_implicit_end", "".join(CHECK), NYC, thinking=True, chunks=CHECK)
 EXPLICIT = [THINK_OPEN, "Let me check the weather.", TC[0], f'{INV}get_weather">']
@@ -507,24 +513,24 @@ e4("TestImplicitReasoningEnd::test_non_streaming_parallel_tools_after_implicit_e
    [("get_weather", {"location": "NYC"}), ("get_time", {"timezone": "EST"})], thinking=True)
 TRAIL = ["Reasoning.\n\n\n", TC[0], f'{INV}func">']
 e4("TestImplicitReasoningEnd::test_streaming_implicit_end_trailing_whitespace_stripped", "".join(TRAIL), ANY, reasoning="Reasoning.\n\n\n",
-   invalid=ANY, thinking=True, chunks=TRAIL)
+   invalid=ANY, thinking=True, chunks=TRAIL, why=REASONING_KEPT)
 W_TOOLS = [fn("get_weather", location=S, unit=S), fn("get_time", timezone=S)]
 EST = e4_invoke("get_time", ("timezone", "true", "EST"))
 for pid, wargs in (("all_props", '{"location": "NYC", "unit": "celsius"}'), ("subset_props", '{"location": "NYC"}')):
     e4(f"TestParallelUnwrapping::test_unwrap_parallel_uses_correct_schema[{pid}]",
        e4_tight(e4_invoke("get_weather", ("arguments", "false", wargs)), EST),
-       [("get_weather", {"arguments": json.loads(wargs)}), ("get_time", {"timezone": "EST"})], tools=W_TOOLS)
+       [("get_weather", {"arguments": json.loads(wargs)}), ("get_time", {"timezone": "EST"})], tools=W_TOOLS, why=WRAPPER_KEPT)
 PAR_STREAM = [TC[0], e4_invoke("get_weather", ("arguments", "false", '{"location": "NYC"}')), EST, TC[1]]
 e4("TestParallelUnwrapping::test_unwrap_parallel_streaming", "".join(PAR_STREAM),
-   [("get_weather", {"arguments": {"location": "NYC"}}), ("get_time", {"timezone": "EST"})], tools=W_TOOLS, chunks=PAR_STREAM)
+   [("get_weather", {"arguments": {"location": "NYC"}}), ("get_time", {"timezone": "EST"})], tools=W_TOOLS, chunks=PAR_STREAM, why=WRAPPER_KEPT)
 e4("TestParallelUnwrapping::test_no_unwrap_parallel_when_no_match",
    e4_tight(e4_invoke("get_weather", ("arguments", "false", '{"unknown_key": "val"}')), EST),
    [("get_weather", {"arguments": {"unknown_key": "val"}}), ("get_time", {"timezone": "EST"})], tools=W_TOOLS)
 e4("TestParallelUnwrapping::test_unwrap_single_tool_still_works", e4_tight(e4_invoke("get_weather", ("arguments", "false", '{"location": "Beijing"}'))),
-   [("get_weather", {"arguments": {"location": "Beijing"}})], tools=[WEATHER_LOC])
+   [("get_weather", {"arguments": {"location": "Beijing"}})], tools=[WEATHER_LOC], why=WRAPPER_KEPT)
 CONSIST = [TC[0], e4_invoke("get_weather", ("arguments", "false", '{"location": "NYC"}')), TC[1]]
 e4("TestStreamingWrapperConsistency::test_streaming_wrapper_unwrap_consistency", "".join(CONSIST), [("get_weather", {"arguments": {"location": "NYC"}})],
-   tools=[WEATHER_LOC], chunks=CONSIST)
+   tools=[WEATHER_LOC], chunks=CONSIST, why=WRAPPER_KEPT)
 
 
 def berlin_tokens(close: bool = True) -> list[str]:
@@ -546,7 +552,7 @@ for size in (1, 2, 3, 5, None):
     e4(f"TestDelegatingParserLargeDelta::test_tool_calls_extracted_at_all_chunk_sizes[chunk={size}]", "".join(berlin_tokens()), BERLIN,
        reasoning="The user wants the current weather in Berlin.", thinking=True, chunks=grouped(berlin_tokens(), size))
 e4("TestDelegatingParserLargeDelta::test_default_thinking_extracts_tool_call_without_think_end", "".join(berlin_tokens(False)), BERLIN,
-   reasoning="The user wants the current weather in Berlin.\n\n", content=None, thinking=True, chunks=berlin_tokens(False))
+   reasoning="The user wants the current weather in Berlin.\n\n", content=None, thinking=True, chunks=berlin_tokens(False), why=REASONING_KEPT)
 EOS_BLOCK = "\n\n" + dsml_lines("get_weather", dsml_param("location", "Berlin"), block=TC)
 e4("TestDelegatingParserLargeDelta::test_eos_drop_token_does_not_swallow_tool_calls", "The user wants weather." + THINK_CLOSE + EOS_BLOCK,
    [("get_weather", {"location": "Berlin"})], reasoning="The user wants weather.", thinking=True)
@@ -1602,7 +1608,7 @@ sr4("TestEmptyContentDeltaBeforeTool::test_no_empty_content_sse_chunk", WRAPPED4
 VR4 = "vllm-project/vllm tests/reasoning/test_deepseekv4_reasoning_parser.py @3e10d2f2431d88c8e7e99a4d8d11aa49e32100f5::"
 READ_FILE_CALL = dsml_lines("read_file", dsml_param("path", "/tmp/example.lean"), block=TC)
 add(Vector("deepseek_v4/vllm-reasoning/test_tool_call_start_implicitly_ends_reasoning", "deepseek_v4", "Let me search.\n\n" + READ_FILE_CALL, ANY,
-           reasoning="Let me search.\n\n", content=None, thinking=True, origin=VR4 + "test_tool_call_start_implicitly_ends_reasoning"))
+           reasoning="Let me search.\n\n", content=None, thinking=True, origin=VR4 + "test_tool_call_start_implicitly_ends_reasoning", why=REASONING_KEPT))
 add(Vector("deepseek_v4/vllm-reasoning/test_implicit_content_is_parseable_as_tool_call", "deepseek_v4", "Let me search.\n\n" + READ_FILE_CALL,
            [("read_file", {"path": "/tmp/example.lean"})], thinking=True, origin=VR4 + "test_implicit_content_is_parseable_as_tool_call"))
 
