@@ -178,6 +178,8 @@ def dsml_lines(name: str, *params: str, block=FC) -> str:
 REASONING_KEPT = "verbatim: the reasoning keeps the whitespace the model wrote before the tool block or the close (vLLM's test strips it)"
 DUP_KEPT = ("verbatim: the reasoning and the answer keep the newlines the model wrote (vLLM's test checks only that the reasoning holds "
             "'Some reasoning')")
+MALFORMED_PARAM = ("a parameter with no closing tag is malformed markup: the call is reported invalid with its text (vLLM closes the "
+                   "value at the next parameter)")
 WRAPPER_KEPT = ("the model wrote one parameter named arguments, its value the arguments' object: thinkgate returns the call as written "
                 "(the schema leaves the key free), vLLM unwraps the object into the arguments where its keys are the tool's")
 V32 = "vllm-project/vllm tests/tool_parsers/test_deepseekv32_tool_parser.py @00816550e740a13736f7ef9921097d51a3f01ede::"
@@ -400,8 +402,7 @@ e32("TestNonStreaming::test_wrapper_unwrapping", eng_block(eng_invoke("get_weath
     [("get_weather", {"arguments": {"location": "Beijing"}})], tools=[WEATHER_LOC], why=UNWRAP)
 SPLIT_PARAM = [FC[0], f'{INV}edit">', dsml_param("expr", "a<b>")[: -len(PAR_END)] + "<｜DSML｜parameter", ' name="date" string="true">tomorrow',
                PAR_END, INV_END, FC[1]]
-e32("TestStreaming::test_split_parameter_start_is_buffered", "".join(SPLIT_PARAM), [("edit", {"expr": "a<b>", "date": "tomorrow"})],
-    chunks=SPLIT_PARAM, xfail="issue 35 point 1: the block, invoke and parameters written back to back (no newlines) are not read as a call")
+e32("TestStreaming::test_split_parameter_start_is_buffered", "".join(SPLIT_PARAM), [], invalid=1, chunks=SPLIT_PARAM, why=MALFORMED_PARAM)
 e32("TestStreaming::test_single_tool_streaming", eng_block(eng_invoke("get_weather", dsml_param("city", "SF"))), [("get_weather", {"city": "SF"})], chunks=1)
 e32("TestStreaming::test_content_before_tool_streaming", "Checking... " + eng_block(eng_invoke("fn", dsml_param("k", "v"))), [("fn", {"k": "v"})],
     content="Checking... ", chunks=1)
@@ -469,8 +470,6 @@ e4("TestArgConverter::test_implicit_close_preserves_malformed_text",
    dsml_lines("f", PAR + 'city" string="true">Tokyo</｜DSML｜parameter\n' + dsml_param("unit", "celsius"), block=TC), [], invalid=1,
    why="a parameter whose closing tag is broken is malformed markup: the call is reported invalid with its text (vLLM reads on to the "
    "next parameter and keeps the broken tag in the value)")
-MALFORMED_PARAM = ("a parameter with no closing tag is malformed markup: the call is reported invalid with its text (vLLM closes the "
-                   "value at the next parameter)")
 e4("TestImplicitParameterClose::test_non_streaming_recovers_next_parameter",
    f'{TC[0]}{INV}get_weather">\n{PAR}location" string="true">Paris {dsml_param("date", "tomorrow")}{INV_END}{TC[1]}', [], invalid=1, why=MALFORMED_PARAM)
 SPLIT_V4 = [TC[0], f'{INV}get_weather">\n', f'{PAR}location" string="true">Paris a<b><｜DSML｜parameter', ' name="date" string="true">tomorrow',
@@ -638,7 +637,7 @@ DAMAGED_KEPT = ("a damaged opener that is no marker of V4's (nor a slip issue 35
 for i, prefix in enumerate(DAMAGED):
     slip = DAMAGED[prefix] is None  # <｜DSML｜toolcalls>: DeepSeek-V4-Flash's misspelled wrapper (issue 35 point 2)
     s4(f"test_damaged_wrappers_do_not_become_assistant_preamble[{i}-wrapped]", prefix + s4_weather(), SF, content=None if slip else prefix,
-       chunks=7, **({"xfail": "issue 35 point 2: V4-Flash's misspelled wrapper <｜DSML｜toolcalls> is markup, not answer text"} if slip else {"why": DAMAGED_KEPT}))
+       chunks=7, **({} if slip else {"why": DAMAGED_KEPT}))
     s4(f"test_damaged_wrappers_do_not_become_assistant_preamble[{i}-bare]", prefix + s4_invoke("get_weather", dsml_param("city", "SF")), SF,
        content=None if slip else prefix, chunks=7)
 QUOTES = [
@@ -1279,6 +1278,11 @@ def k3_call(tool: str, index: int, args: dict) -> str:
     return "".join(parts) + f"{XC}call{XS}"
 
 
+K3_UNLISTED = ("issue 35 point 5: disputed: where the schema lists its keys, a closing tag followed by a key it does not list is the value's "
+    "text (a file that holds the tool's markup: tests/test_markup_in_values.py), as the grammar never writes an unlisted key (xgrammar's "
+    "reading, admits_free_keys); a schema that lists none (\"properties\": {}) takes any key, point 5's case, which is read")
+
+
 def sk3(test: str, text: str, calls: Any, **kw: Any) -> None:
     kw.setdefault("tools", PYTHON_K3)
     add(Vector(f"kimi_k3/sglang/{test}", "kimi_k3", text, calls, origin=SK3 + test.split("[")[0], **kw))
@@ -1287,7 +1291,7 @@ def sk3(test: str, text: str, calls: Any, **kw: Any) -> None:
 sk3("test_detect_and_parse_single_call",
     f"{K3_RESPONSE[0]}Let me run it.{K3_RESPONSE[1]}{K3_TOOLS[0]}" + k3_call("python", 1, {"code": ("string", "print(1)"), "opts": ("object", '{"a": 1}')})
     + K3_TOOLS[1], [("python", {"code": "print(1)", "opts": {"a": 1}})], content="Let me run it.",
-    xfail="issue 35 point 5: an argument the schema's properties do not list is allowed (JSON Schema leaves it free)")
+    xfail=K3_UNLISTED)
 sk3("test_detect_and_parse_no_tools_channel", f"{K3_RESPONSE[0]}hi there{K3_RESPONSE[1]}{MESSAGE_CLOSE}", [], content="hi there")
 AB_K3 = K3_TOOLS[0] + k3_call("python", 1, {"code": ("string", "a")}) + k3_call("python", 2, {"code": ("string", "b")}) + K3_TOOLS[1]
 sk3("test_detect_and_parse_multiple_calls", AB_K3, [("python", {"code": "a"}), ("python", {"code": "b"})])
@@ -1589,8 +1593,11 @@ sr4("TestFinishReasonViaRealCodePath::test_name_bearing_toolcall_sets_has_tool_c
 sr4("TestFinishReasonViaRealCodePath::test_truncated_tool_call_has_tool_calls_true", CUT_CALL, [], invalid=1, chunks=5, why=CUT_NAMED)
 OPENER4 = f'{INV}get_weather">'
 for pos in (1, 8, len(OPENER4) - 1):
-    sr4(f"TestOpenerTruncationMidOpener::test_all_truncation_positions[{pos}]", "Prose.\n" + OPENER4[:pos], [], content="Prose.\n", invalid=ANY,
-        xfail="issue 35 point 6: a dangling marker at the very end of the output is not answer text" if pos < len(OPENER4) - 1 else "")
+    cut = pos < len(OPENER4) - 1  # (the opener but its last character: a call cut before its name ended)
+    sr4(f"TestOpenerTruncationMidOpener::test_all_truncation_positions[{pos}]", "Prose.\n" + OPENER4[:pos], [],
+        content="Prose.\n" + OPENER4[:pos] if cut else "Prose.\n", invalid=ANY,
+        why="verbatim: the start of a marker the output ends in ('<', '<｜DSML｜i') is no marker: it is the model's text, kept (SGLang drops it)"
+        if cut else "")
 HELP = "Let me help.\n"
 sr4("TestPreambleLossRegression::test_non_streaming_preserves_preamble", HELP + WRAPPED4, SF, content=HELP)
 sr4("TestPreambleLossRegression::test_streaming_same_delta_currently_drops_preamble", HELP + WRAPPED4, SF, content=HELP,
@@ -2126,8 +2133,7 @@ skt("test_strict_schema_keeps_ascii_property_names_constrained[refused]", k3_too
     [], ONLY, invalid=1)
 ANNOTATE = [strict_tool("annotate", {"type": "object", "properties": {"label": S}, "required": ["label"]})]
 skt("test_strict_schema_preserves_additional_properties_default", k3_tools(k3_call("annotate", 1, {"label": ("string", "sample"), "confidence": ("number", "0.9")})),
-    [("annotate", {"label": "sample", "confidence": 0.9})], ANNOTATE,
-    xfail="issue 35 point 5: an argument the schema's properties do not list is allowed (JSON Schema leaves it free)")
+    [("annotate", {"label": "sample", "confidence": 0.9})], ANNOTATE, xfail=K3_UNLISTED)
 skt("test_dynamic_argument_key_compiles_without_xgrammar_unicode_warning", k3_tools(k3_call("annotate", 1, {"置信度": ("number", "0.9")})),
     [("annotate", {"置信度": 0.9})], [strict_tool("annotate", {"type": "object", "properties": {}})])
 PING = [strict_tool("ping", {"type": "object", "properties": {}, "additionalProperties": False})]

@@ -83,19 +83,20 @@ class AnswerStages:
         self.block = [self.d.spelled(buf, at)]
         return self.d.past
 
-    def keep(self, text: str) -> bool:
-        """Hold ``text`` with the block, if no call has begun in it yet."""
+    def keep(self, text: str, markup: bool = False) -> bool:
+        """Hold ``text`` with the block, if no call has begun in it yet (``markup``: a stray
+        marker, which a call beginning makes markup too)."""
         if self.block is None:
             return False
         if text:
-            self.block.append(text)
+            self.block.append(_Markup(text) if markup else text)
         return True
 
     def call_begins(self) -> list[str]:
         """A call begins in the block: the block is markup; what it held after its opening marker
-        (text between the marker and the call) is returned to be read as such."""
+        (text between the marker and the call, stray markers aside) is returned to be read as such."""
         held, self.block = self.block or [], None
-        return held[1:]
+        return [t for t in held[1:] if not isinstance(t, _Markup)]
 
     def dangles(self) -> bool:
         """Whether the output ended in a tool block opened with nothing after its marker but
@@ -201,3 +202,7 @@ class AnswerStages:
             return self._start_headless(p)  # type: ignore[misc]
         d.mark()
         return self.enter_calls(buf, m, p, credits, Stage.CONTENT)
+
+
+class _Markup(str):
+    """A stray marker held with a tool block's text (the block's opener written twice)."""

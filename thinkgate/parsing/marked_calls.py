@@ -122,7 +122,7 @@ class MarkedCalls:
         elif m in self._stops:
             answer.give_back()
         else:
-            answer.keep(d.spelled(buf, p))  # a stray marker: part of the block's text while it holds no call
+            answer.keep(d.spelled(buf, p), markup=True)  # a stray marker: the block's text while it holds no call
         return d.past
 
     def _start_headless(self, at: int, announced: str = "") -> int:
