@@ -23,7 +23,7 @@ import re
 from typing import Any, Optional
 
 from ..formats.base import LiteralArguments
-from .markers import Credits
+from .markers import Credits, partial_suffix
 from .spaces import JSON_SPACE_RUN
 
 # States
@@ -219,7 +219,7 @@ class LiteralArgumentsScanner:
         while i != -1 and credits is not None and not credits.available(quote, i):
             i = buf.find(quote, i + 1, end)
         if i == -1:
-            stop = end if credits is not None else end - _partial_suffix(buf, pos, end, quote)
+            stop = end if credits is not None else end - partial_suffix(buf, pos, end, quote)
             self._string_text(buf[pos:stop])
             return stop
         if credits is not None:
@@ -241,7 +241,7 @@ class LiteralArgumentsScanner:
             self._text.append(text)
             self._text_len += len(text)
         else:
-            self._out.append(json.dumps(text, ensure_ascii=False)[1:-1])
+            self._out.append(_json_string(text)[1:-1])
 
     def _key(self, key: str, pos: int) -> bool:
         keys = self._keys[-1]
@@ -320,12 +320,9 @@ class LiteralArgumentsScanner:
     _last_key = ""
 
 
-def _partial_suffix(buf: str, pos: int, end: int, tag: str) -> int:
-    """How many characters at the end of ``buf[pos:end]`` are a proper prefix of ``tag``."""
-    for n in range(min(len(tag) - 1, end - pos), 0, -1):
-        if tag.startswith(buf[end - n : end]):
-            return n
-    return 0
+# a string as JSON writes it with ensure_ascii=False (json.dumps's own encoder, without its
+# per-call setup: this runs on every delta of a streamed string)
+_json_string = json.encoder.encode_basestring
 
 
 def literal_reader(style: LiteralArguments) -> Any:

@@ -66,7 +66,7 @@ class MarkerSet:
     stands, and whatever whitespace stands before it left to the stage reading there.
     :meth:`find` says where the spelling found ends."""
 
-    __slots__ = ("markers", "_spellings", "_exact", "_loose", "_firsts", "_longest", "_texts")
+    __slots__ = ("markers", "_spellings", "_exact", "_loose", "_firsts", "_first", "_longest", "_texts")
 
     def __init__(self, markers: Iterable[str]) -> None:
         self.markers = tuple(dict.fromkeys(m for m in markers if m))
@@ -84,6 +84,9 @@ class MarkerSet:
         self._exact = tuple((e[0], e[3]) for e in entries if e[1] is None and not e[2].padding)
         self._loose = tuple(e for e in entries if e[1] is not None or e[2].padding)
         self._firsts = tuple(dict.fromkeys(e[0][0] for e in entries))
+        # any marker's first character: text with none of them holds no marker, nor its start
+        # (one search, where a delta of prose would take one per marker)
+        self._first = re.compile("[" + "".join(map(_in_class, self._firsts)) + "]") if self._firsts else None
         self._longest = longest
         # With token ids only text markers can arrive split across deltas: held back by these.
         texts = tuple(m for m in self.markers if is_text(m))
@@ -97,6 +100,10 @@ class MarkerSet:
         that do not count are skipped as literal text. The caller takes the marker's credit
         when it consumes the marker."""
         n = len(text)
+        first_at = self._first.search(text, pos) if self._first is not None else None
+        if first_at is None:
+            return n, None, n
+        pos = first_at.start()
         best = stop = n
         found = None
         for first, m in self._exact:
@@ -141,6 +148,8 @@ class MarkerSet:
             return n
         start = max(pos, n - self._longest + 1)
         best = n
+        if self._first is None or self._first.search(text, start) is None:
+            return n
         for first in self._firsts:
             i = text.find(first, start)
             while i != -1 and i < best:
@@ -212,3 +221,19 @@ def marker_pieces(text: str, token_ids: list[int], id_to_marker: Mapping[int, st
     if pos < len(text) or prev < len(token_ids):
         pieces.append((text[pos:], token_ids[prev:]))
     return pieces
+
+
+def _in_class(c: str) -> str:
+    """``c`` as a member of a regular expression's character class."""
+    return "\\" + c if c in "\\]^-[" else c
+
+
+def partial_suffix(buf: str, pos: int, end: int, tag: str) -> int:
+    """How many characters at the end of ``buf[pos:end]`` are a proper prefix of ``tag`` (the
+    longest such; only where ``tag``'s first character stands is one looked for)."""
+    i = buf.find(tag[0], max(pos, end - len(tag) + 1), end)
+    while i != -1:
+        if tag.startswith(buf[i:end]):
+            return end - i
+        i = buf.find(tag[0], i + 1, end)
+    return 0

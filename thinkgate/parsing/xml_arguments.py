@@ -30,6 +30,7 @@ from typing import Any, Optional
 
 from ..formats.base import XmlArguments, admits_free_keys, json_type, loads_json
 from .json_scanner import JsonScanner
+from .markers import partial_suffix
 from .spaces import JSON_SPACE_RUN
 
 
@@ -124,7 +125,7 @@ class XmlArgumentsScanner:
                     k, closing = kb, bare
                 stop = end if k < 0 else k
                 self._text += buf[pos:stop]
-                keep = max(_partial_suffix(buf, pos, end, closing), _partial_suffix(buf, pos, end, bare) if bare else 0) if k < 0 else 0
+                keep = max(partial_suffix(buf, pos, end, closing), partial_suffix(buf, pos, end, bare) if bare else 0) if k < 0 else 0
                 if keep:  # the closing text may have begun: leave its start unread
                     self._text = self._text[: len(self._text) - keep]
                 if len(self._text) > longest:
@@ -226,7 +227,7 @@ class XmlArgumentsScanner:
         while True:
             m = self._tags.search(buf, i, end)
             if m is None:
-                keep = max(_partial_suffix(buf, i, end, close), _partial_suffix(buf, i, end, opener))
+                keep = max(partial_suffix(buf, i, end, close), partial_suffix(buf, i, end, opener))
                 self._chunks.append(buf[start : end - keep])
                 return end - keep
             k = m.start()
@@ -364,14 +365,6 @@ def _admits_unlisted(parameters: Optional[Mapping[str, Any]]) -> bool:
     if parameters.get("additionalProperties", True) is False or parameters.get("unevaluatedProperties", True) is False:  # type: ignore[union-attr]
         return False
     return not parameters.get("properties")  # type: ignore[union-attr]
-
-
-def _partial_suffix(buf: str, pos: int, end: int, tag: str) -> int:
-    """How many characters at the end of ``buf[pos:end]`` are a proper prefix of ``tag``."""
-    for n in range(min(len(tag) - 1, end - pos), 0, -1):
-        if tag.startswith(buf[end - n : end]):
-            return n
-    return 0
 
 
 def _typed(text: str, tag: tuple[str, ...], schema: Any) -> str:
