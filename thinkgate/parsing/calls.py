@@ -224,7 +224,7 @@ class CallTracker:
             # the output may end inside the call's end marker: the arguments may end before it
             limit = self.layout.in_call.hold_from(buf, pos, None)
         reader = self._reader
-        if hasattr(reader, "credits"):  # a reader whose strings end at a marker token
+        if reader.takes_credits:  # a reader whose strings end at a marker token
             reader.credits = credits
         q = reader.feed(buf, pos, limit)
         if reader.failed:

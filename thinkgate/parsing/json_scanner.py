@@ -53,6 +53,8 @@ class JsonScanner:
     (1, True)
     """
 
+    takes_credits = False  # (no token credits: see calls.arguments)
+
     KIND = "JSON"  # what the arguments are written in, for errors
 
     __slots__ = ("state", "_stack", "_key", "_literal", "_literal_at", "_hex_left", "error", "_object_only")

@@ -27,6 +27,8 @@ class JsonWrapperScanner:
     After each :meth:`feed`, ``spans`` holds the ``(start, end)`` ranges of the fed text that
     belong to the arguments value; ``name`` is set once the name's string has closed."""
 
+    takes_credits = False  # (no token credits: see calls.arguments)
+
     KIND = "JSON"  # what the arguments are written in, for errors
 
     __slots__ = ("state", "error", "name", "call_id", "arguments_done", "spans", "_name_key", "_args_key", "_args_keys", "_id_key", "_key", "_value", "_value_key", "_raw_name")

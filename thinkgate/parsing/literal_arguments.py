@@ -36,6 +36,8 @@ _MAX_BARE = 512  # a number or literal longer than this is no value
 
 class LiteralArgumentsScanner:
 
+    takes_credits = True  # the delta's token credits set on it before each feed (strings end at a marker token)
+
     KIND = "object literal"  # what the arguments are written in, for errors
 
     def __init__(self, style: LiteralArguments) -> None:

@@ -41,6 +41,8 @@ _MAX_TYPE = 32  # the longest word a typed tag may write for a value's type
 
 class XmlArgumentsScanner:
 
+    takes_credits = False  # (no token credits: see calls.arguments)
+
     KIND = "parameters"  # what the arguments are written in, for errors
     def __init__(self, xml: XmlArguments, parameters: Optional[Mapping[str, Any]] = None, footer: str = "", free_keys: bool = False) -> None:
         self._xml = xml
@@ -91,7 +93,11 @@ class XmlArgumentsScanner:
         xml = self._xml
         while pos < end and self.state not in (DONE, FAILED):
             state = self.state
-            if state == BETWEEN:
+            if state == VALUE:  # held whole until its closing tag (the state most text is read in)
+                pos = self._scan_value(buf, pos, end)
+                if self.state == VALUE:
+                    return pos
+            elif state == BETWEEN:
                 j = JSON_SPACE_RUN.match(buf, pos, end).end()  # type: ignore[union-attr]
                 if j == end:
                     return end
@@ -177,10 +183,6 @@ class XmlArgumentsScanner:
                 self._out.append("".join(self._json_text))
                 self.state = DONE
                 return p
-            else:  # VALUE: held whole until its closing tag
-                pos = self._scan_value(buf, pos, end)
-                if self.state == VALUE:
-                    return pos
         return pos
 
     def end(self, buf: str, pos: int, end: int) -> bool:
