@@ -1167,8 +1167,7 @@ def words(text: str) -> list[str]:
 
 for term in ("<turn|>", "<eos>"):
     eg(f"TestGemma4DroppedTerminalText::test_terminal_text_without_token_id_is_dropped[{term}]", "The answer is 4." + term, [],
-       content="The answer is 4.", thinking=None, **({} if term == "<turn|>" else {
-           "xfail": "issue 35 point 6: the tokenizer's end-of-sequence text at the very end of the output is not answer text"}))
+       content="The answer is 4.", thinking=None)
 DALLAS_REASONING = ("The user is asking for the current weather in Dallas, Texas, and specifically requests the temperature in Fahrenheit. "
                     "I have a tool `get_current_weather` that can provide this information. I should call this tool with `city='Dallas'`, "
                     "`state='TX'`, and `unit='fahrenheit'`.")

@@ -6,7 +6,7 @@ between two ``<|"|>`` tokens (no escapes: the text between them is the string), 
 sorted and no whitespace, and calls back to back. Gemma 4 thinks on a channel,
 ``<|channel>thought\\n…<channel|>``, which it opens itself when its template's
 ``enable_thinking`` is on; with it off (the template's default) the prompt ends with an empty
-``<|channel>thought\\n<channel|>``. A turn ends with ``<turn|>``; after its calls the model writes
+``<|channel>thought\\n<channel|>``. A turn ends with ``<turn|>`` (or the tokenizer's ``<eos>``); after its calls the model writes
 ``<|tool_response>`` and waits for the results.
 """
 
@@ -20,6 +20,7 @@ CHANNEL_CLOSE = "<channel|>"
 THOUGHT = "thought\n"
 TURN_END = "<turn|>"
 TOOL_RESPONSE = "<|tool_response>"
+EOS = "<eos>"  # the tokenizer's end of sequence, which generation also stops at
 
 GEMMA4_TOOLS = ToolCallFormat(
     # models leave out "call" (``<|tool_call>:NAME{…}``), or all of ``call:``; vLLM reads both;
@@ -37,7 +38,7 @@ GEMMA4 = ChatFormat(
     reasoning=ReasoningFormat(open=CHANNEL_OPEN, close=CHANNEL_CLOSE, default_thinking="auto", toggle="enable_thinking", label=THOUGHT, reopens=True),
     tools=GEMMA4_TOOLS,
     eos=TURN_END,
-    stops=(TOOL_RESPONSE,),
+    stops=(TOOL_RESPONSE, EOS),
     aliases=("gemma", "gemma_4", "gemma-4"),
     description='Gemma 4: <|tool_call>call:NAME{key:<|"|>text<|"|>,n:42}<tool_call|>, <|channel>thought…<channel|> reasoning',
 )
