@@ -175,11 +175,12 @@ def test_gemma4_s_call_without_its_marker_right_after_the_thought_channel(tools)
 
 def test_gemma4_s_call_without_call_before_its_name():
     # vLLM's Gemma 4 parser reads ``call:NAME{…}`` and ``:NAME{…}``-style slips (gemma4_utils'
-    # fallback); issue 35 counts ``<|tool_call>:NAME{…}`` among Gemma 4's failures
+    # fallback); issue 35 counts ``<|tool_call>:NAME{…}`` among Gemma 4's failures; and
+    # ``:call:NAME{…}`` (vLLM's test_colon_prefixed_tool_call)
     t = get_format("gemma4").tools
     call = t.call_text("get_weather", json.dumps({"city": "Paris"}))
     name_at = call.index("get_weather")
-    for header in (":", ""):
+    for header in (":", "", ":call:"):
         text = "Sure." + t.call_begin + header + call[name_at:]
         m = every_split_agrees(text, format="gemma4", thinking=False, tools=TOOLS)
         assert _calls(m) == [("get_weather", {"city": "Paris"})] and m.content == "Sure.", header

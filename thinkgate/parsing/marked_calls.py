@@ -165,6 +165,7 @@ class MarkedCalls:
         self._name: list[str] = []
         self._name_len = 0
         self._id_reading = False
+        self._tail_read = False  # the namespace's punctuation read before it
 
     def header(self, buf: str, pos: int, credits: Credits | None) -> int:
         d, calls = self.d, self.calls
@@ -258,11 +259,15 @@ class MarkedCalls:
                     if self._piece == self._optional_prefix:
                         # no namespace: what matched of it begins the name
                         seen = piece.text[: self._matched]
-                        self._piece += 1
                         self._matched = 0
-                        if not seen and self._prefix_tail and buf.startswith(self._prefix_tail, pos):
-                            pos += len(self._prefix_tail)  # the namespace's punctuation alone
-                        elif seen:
+                        if not seen and self._prefix_tail and buf.startswith(self._prefix_tail, pos) and not self._tail_read:
+                            # the namespace's punctuation alone, or before the namespace
+                            # (Gemma 4's ":call:NAME"): the namespace may still follow
+                            pos += len(self._prefix_tail)
+                            self._tail_read = True
+                            continue
+                        self._piece += 1
+                        if seen:
                             self._name.append(seen)
                             self._name_len += len(seen)
                         continue
