@@ -7,7 +7,10 @@ sampled generation of left-padded batches, and reads each row's result afterward
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import contextlib
+import signal
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Optional
 
@@ -41,6 +44,24 @@ class RowSpec:
     strict: int = 2  # 0 parse only (under "auto"), 1 markup and tool names, 2 full schemas
     unsupported: str = "error"  # a schema keyword thinkgate cannot enforce: refused, or dropped ("relax")
 
+
+
+@contextlib.contextmanager
+def _interrupt_after() -> Iterator[None]:
+    """Ctrl-C during the block comes at its end: the answers one step ended are handed over
+    whole (``thinkgate generate`` keeps them all when interrupted, not the first few). Only on
+    the main thread, where Python's own handler is installed; elsewhere the block runs as is."""
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield
+        return
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if caught:
+        raise KeyboardInterrupt
 
 class ToolCallLogitsProcessor(LogitsProcessor):
     """A ``transformers.LogitsProcessor`` constraining each row of a generation to its tool
@@ -210,13 +231,17 @@ class ToolCallLogitsProcessor(LogitsProcessor):
                     self._stopped[i] = pos
                     ended[i] = True
         if np.count_nonzero(ended):  # (numpy's any() of a small array costs several times more)
-            for i in np.flatnonzero(ended).tolist():
+            rows = np.flatnonzero(ended).tolist()
+            for i in rows:
                 active[i] = False
                 self._ended_at[i] = pos
                 steps.finish(i)
-                if self.on_finish is not None and i not in self._reported:
-                    self._reported.add(i)
-                    self.on_finish(i)
+            reported = [i for i in rows if i not in self._reported] if self.on_finish is not None else []
+            if reported:
+                self._reported.update(reported)
+                with _interrupt_after():  # (the rows one step ended are handed over together)
+                    for i in reported:
+                        self.on_finish(i)
 
     def draft_counter(self) -> "StoppingCriteria":
         """A stopping criterion (it never stops anything) that counts, per round of assisted
