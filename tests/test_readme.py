@@ -63,6 +63,13 @@ def test_the_readme_is_a_short_front_door_whose_links_lead_somewhere():
             assert (ROOT / target).exists(), target
 
 
+def test_the_docs_home_page_is_the_readme_with_its_links_made_relative():
+    # (the site's home and the repository's front door say the same: edit README.md, then
+    # write docs/index.md from it with this substitution)
+    index = (ROOT / "docs" / "index.md").read_text()
+    assert index == re.sub(r"\]\(docs/", "](", README)
+
+
 def test_the_formats_page_is_what_the_registry_writes():
     """docs/formats.md's table and examples are generated (python -m thinkgate.formats.reference
     --write docs/formats.md): a format registered, renamed or given another marker shows here."""
