@@ -16,10 +16,11 @@ its first marker to the end of sequence). At every position, before its token is
 
 * **forced**: the mask (``BatchMasker``, thinkgate's guard included) allows exactly one token:
   it is appended with no forward pass of its own (the next pass computes its key/values);
-* **drafted**: xgrammar's jump-forward string (``matcher.find_jump_forward_string()``: the text
-  the grammar fixes next) in the tokenizer's own encoding, its last token held back (it could
-  merge with what follows) unless every token allowed after the string is a special token (a
-  marker, the end); the draft's tokens equal to the reference's next ones count as drafted.
+* **drafted**: thinkgate's draft (``thinkgate.constraint.runtime.forced.ForcedDrafts``):
+  xgrammar's jump-forward string (``matcher.find_jump_forward_string()``: the text the grammar
+  fixes next) in the tokenizer's own encoding, its last token held back (it could merge with
+  what follows) unless it is a special token or only special tokens (a marker, the end) may
+  follow the string; the draft's tokens equal to the reference's next ones count as drafted.
 
 **Passes**, as speculative decoding spends them: forced tokens cost none; a draft of ``k`` ≥ 1
 tokens is verified by one pass, which also gives the next token (``k + 1`` tokens for one pass);
@@ -84,6 +85,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 import torch  # noqa: E402
 
 from thinkgate.constraint import BatchMasker, ReasonerGrammar, compile_tool_grammar  # noqa: E402
+from thinkgate.constraint.runtime.forced import ForcedDrafts, forced_text  # noqa: E402
 from thinkgate.constraint.runtime.vocabulary import vocabulary_for  # noqa: E402
 from thinkgate.formats import get_format  # noqa: E402
 from thinkgate.tokenizers import family_tokenizer  # noqa: E402
@@ -273,7 +275,7 @@ class Replayer:
         self.tok = tokenizer
         self.vocab = vocabulary_for(tokenizer)
         self.masker = BatchMasker(self.vocab.size, 1, threads=1)
-        self.special = set(getattr(tokenizer, "added_tokens_decoder", {})) | set(tokenizer.all_special_ids)
+        self.drafts = ForcedDrafts.for_tokenizer(tokenizer)
         self.encodings: dict[str, list[int]] = {}
 
     def encode(self, text: str) -> list[int]:
@@ -299,13 +301,14 @@ class Replayer:
             out.append(ids if ids and ids[-1] in grammar.stop_ids else ids + [eos])
         return out
 
-    def walk(self, grammar: Any, ref: list[int]) -> tuple[list[int], list[bool], list[str]]:
-        """Per position of ``ref``: how many tokens the mask allows, whether all of them are
-        special tokens, and the jump-forward string (before the position's token is accepted)."""
+    def walk(self, grammar: Any, ref: list[int]) -> tuple[list[int], list[str], dict[bool, list[tuple[int, ...]]]]:
+        """Per position of ``ref`` (before its token is accepted): how many tokens the mask
+        allows, the jump-forward string, and thinkgate's drafts from there (``ForcedDrafts``:
+        by hold-back, True and False)."""
         g = ReasonerGrammar(grammar, thinking=False)
         allowed: list[int] = []
-        only_special: list[bool] = []
         jumps: list[str] = []
+        drafts: dict[bool, list[tuple[int, ...]]] = {True: [], False: []}
         for k, t in enumerate(ref):
             logits = torch.zeros((1, self.vocab.size))
             self.masker([g], logits)
@@ -314,39 +317,32 @@ class Replayer:
             if not bool(ok[t]):
                 raise Rejected(f"token {k} ({self.tok.decode([t])!r}) masked")
             allowed.append(n)
-            only_special.append(n <= 4096 and all(i in self.special for i in ok.nonzero().flatten().tolist()))
-            m = g.matcher
-            jump = m.find_jump_forward_string() if m is not None and hasattr(m, "find_jump_forward_string") else ""
-            jumps.append(jump)
+            jumps.append(forced_text(g))
+            for hold_back in (True, False):
+                drafts[hold_back].append(self.drafts.draft(g, hold_back))
             if not g.accept_token(t):
                 raise Rejected(f"token {k} ({self.tok.decode([t])!r}) rejected: {g.error}")
         if not g.is_terminated():
             raise Rejected("not terminated at the end of the reference")
-        return allowed, only_special, jumps
+        return allowed, jumps, drafts
 
     def replay(self, grammar: Any, ref: list[int], tally: Tally, trace: bool = False) -> None:
-        allowed, only_special, jumps = self.walk(grammar, ref)
+        allowed, jumps, drafts = self.walk(grammar, ref)
         if trace:
             print(f"{'':>4} {'token':<24}{'allowed':>8}  jump-forward string (its tokens)")
             for k, t in enumerate(ref):
                 toks = [self.tok.decode([x]) for x in self.encode(jumps[k])] if jumps[k] else ""
                 print(f"{k:>4} {self.tok.decode([t])!r:<24}{allowed[k]:>8}  {jumps[k]!r} {toks}")
         n = len(ref)
-        special_at = only_special + [True]
 
         def draft(i: int, hold_back: bool) -> tuple[int, bool]:
             """The draft's tokens equal to the reference's from ``i``; whether it is all of the
             jump-forward string's encoding (nothing held back, nothing rejected)."""
-            s = jumps[i]
-            if not s:
-                return 0, False
-            toks = self.encode(s)
+            toks = drafts[hold_back][i]
             m = 0
             while m < len(toks) and i + m < n and toks[m] == ref[i + m]:
                 m += 1
-            if hold_back and not (m == len(toks) and special_at[i + m]):
-                m = min(m, len(toks) - 1)
-            return m, m == len(toks)
+            return m, m == len(toks) == len(drafts[False][i])
 
         for name, (hold_back, chain) in VARIANTS.items():
             c = tally.variants[name]
