@@ -46,7 +46,7 @@ def test_drafted_answers_are_the_plain_ones_with_predictions_counted(tiny, tmp_p
     src = tmp_path / "in.jsonl"
     src.write_text("\n".join(_greedy_lines()) + "\n")
     plain = tmp_path / "plain.jsonl"
-    assert main(["generate", "--model", str(tiny), "--input", str(src), "--output", str(plain), "--output-format", "chat", "--quiet"]) == 0
+    assert main(["generate", "--model", str(tiny), "--input", str(src), "--output", str(plain), "--output-format", "chat", "--drafts", "off", "--quiet"]) == 0
     expected = [json.loads(x) for x in plain.read_text().splitlines()]
     # prompt lookup, as a user runs it: the command in a process of its own
     looked = tmp_path / "lookup.jsonl"
@@ -108,3 +108,21 @@ def test_an_assistant_of_another_tokenizer_is_refused(tiny, tmp_path, capsys):
     assert main(["generate", "--model", str(tiny), "--input", str(src), "--output", str(tmp_path / "out.jsonl"), "--assistant-model", str(other)]) == 2
     err = capsys.readouterr().err
     assert "has another tokenizer than the model" in err and "Traceback" not in err
+
+
+def test_forced_drafts_are_on_for_a_batch_of_one_and_off_on_request(tiny, tmp_path):
+    """``--batch-size 1``: the tokens the grammar decides are drafted (issue 37), the answers
+    those of ``--drafts off``, with the predictions counted; a wrong value is one line."""
+    src = tmp_path / "in.jsonl"
+    src.write_text("\n".join(_greedy_lines()) + "\n")
+    outputs = {}
+    for drafts in ("on", "off"):
+        out = tmp_path / f"{drafts}.jsonl"
+        assert main(["generate", "--model", str(tiny), "--input", str(src), "--output", str(out), "--output-format", "chat", "--batch-size", "1", "--drafts", drafts, "--quiet"]) == 0
+        outputs[drafts] = [json.loads(x) for x in out.read_text().splitlines()]
+    assert _said(outputs["on"]) == _said(outputs["off"])
+    assert sum(a["usage"]["completion_tokens_details"]["accepted_prediction_tokens"] for a in outputs["on"]) > 0
+    assert all(set(a["usage"]["completion_tokens_details"]) == {"reasoning_tokens"} for a in outputs["off"])
+    run = subprocess.run([sys.executable, "-m", "thinkgate", "generate", "--model", str(tiny), "--input", str(src), "--output", str(tmp_path / "x.jsonl"), "--drafts", "maybe"],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2 and "--drafts" in run.stderr and "Traceback" not in run.stderr

@@ -266,15 +266,21 @@ def add_drafting_arguments(parser: Any) -> None:
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--assistant-model", metavar="DIR", help="a draft model sharing the model's tokenizer (--engine transformers): drafts verified several at a time, the same output as without")
     group.add_argument("--prompt-lookup", type=int, metavar="N", help="draft N tokens from n-grams of the text so far (--engine transformers): the same output as without")
+    parser.add_argument(
+        "--drafts", choices=("on", "off"), default="on",
+        help="draft the tokens the grammar decides and verify them in one forward pass (--engine transformers, a batch of one "
+        "request, nothing else drafting): the same output in fewer passes (default: on)",
+    )
 
 
 def drafting(args: Any, tokenizer: Any) -> dict:
-    """``generate_chat``'s drafting options from ``--assistant-model`` / ``--prompt-lookup``,
-    checked (the assistant loaded, its tokenizer the model's)."""
+    """``generate_chat``'s drafting options from ``--assistant-model`` / ``--prompt-lookup`` /
+    ``--drafts``, checked (the assistant loaded, its tokenizer the model's)."""
+    forced = {"forced_drafts": getattr(args, "drafts", "on") == "on"}
     if args.prompt_lookup is not None:
-        return {"prompt_lookup": args.prompt_lookup}
+        return {"prompt_lookup": args.prompt_lookup, **forced}
     if args.assistant_model is None:
-        return {}
+        return forced
     from ..demo import load
 
     try:
@@ -286,7 +292,7 @@ def drafting(args: Any, tokenizer: Any) -> dict:
             f"the assistant model {args.assistant_model} has another tokenizer than the model: drafts in another "
             "vocabulary (universal assisted decoding) are not supported; use a draft model of the same tokenizer, or --prompt-lookup"
         )
-    return {"assistant_model": model}
+    return {"assistant_model": model, **forced}
 
 
 def drafting_engine(args: Any) -> None:

@@ -25,6 +25,7 @@ from ..formats.templates import apply_chat_template
 from ..parsing import Message, StreamParser
 from ..requests import ChatRequest, answer_reading, chat_completion
 from .common import enforced_schemas
+from .forced_drafting import forced_decoding
 from .stops import _decode, output_text, stop_in_tail, stop_window
 
 
@@ -380,6 +381,7 @@ def generate_chat(
     assistant_tokenizer: Any = None,
     prompt_lookup: Optional[int] = None,
     on_result: Optional[Callable[[int, dict], None]] = None,
+    forced_drafts: bool = True,
 ) -> list[dict]:
     """Generate for OpenAI-shape requests with ``model.generate`` under thinkgate's grammar, and
     return one OpenAI ``chat.completion`` per request (in order).
@@ -401,7 +403,12 @@ def generate_chat(
     greedy); each request is then generated alone (transformers drafts for one row at a time),
     and its ``usage.completion_tokens_details`` counts the ``accepted_prediction_tokens`` and
     ``rejected_prediction_tokens``. Every completion's ``reasoning_tokens`` there counts the
-    tokens of its reasoning, as OpenAI reports a reasoning model's (0 with thinking off)."""
+    tokens of its reasoning, as OpenAI reports a reasoning model's (0 with thinking off).
+
+    ``forced_drafts`` (on by default): where a batch holds one request and nothing else drafts,
+    the tokens the grammar decides are drafted and verified in one forward pass
+    (:mod:`thinkgate.integrations.forced_drafting`): the same output in fewer passes, counted in
+    ``usage.completion_tokens_details`` as accepted and rejected prediction tokens."""
     drafting = _drafting(tokenizer, assistant_model, assistant_tokenizer, prompt_lookup)
     if drafting:
         batch_size = 1
@@ -421,6 +428,9 @@ def generate_chat(
                 for i in chunk
             ]
             batch = [prompts[i] for i in chunk]
+            # the grammar's own drafts, where transformers drafts (one row) and nothing else does
+            forced = forced_drafts and not drafting and len(chunk) == 1
+            drafted = bool(drafting) or forced
             ended: set[int] = set()
             early: dict[int, dict] = {}  # completions handed over while the batch went on
 
@@ -438,7 +448,7 @@ def generate_chat(
 
             def row_ended(row: int) -> None:
                 ended.add(row)
-                if on_result is not None and not drafting:
+                if on_result is not None and not drafted:
                     early[row] = completion(row, *processor.ended_result(row), {})
                     on_result(chunk[row], early[row])
                 if on_progress is not None:
@@ -452,7 +462,11 @@ def generate_chat(
             if temperature > 0:
                 sampling.update(temperature=temperature, top_p=top_p, top_k=top_k or 0)
             if drafting:
-                sampling.update(drafting, stopping_criteria=StoppingCriteriaList([processor.draft_counter()]))
+                sampling.update(drafting)
+            if forced:
+                sampling.update(custom_generate=forced_decoding(processor, tokenizer))
+            if drafted:
+                sampling.update(stopping_criteria=StoppingCriteriaList([processor.draft_counter()]))
             with torch.no_grad():
                 out = model.generate(
                     input_ids=input_ids.to(model.device),
@@ -464,7 +478,7 @@ def generate_chat(
                     **sampling,
                 )
             predictions = {}
-            if drafting:
+            if drafted:
                 predictions = {"accepted_prediction_tokens": processor.accepted_prediction_tokens, "rejected_prediction_tokens": processor.rejected_prediction_tokens}
             for k, (i, (message, n_out)) in enumerate(zip(chunk, processor.results(out.cpu()))):
                 if k in early:  # (handed over already: the same object, its call ids with it)

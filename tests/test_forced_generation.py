@@ -1,0 +1,101 @@
+"""Forced drafts in generation (issue 37, point 2): the tokens the grammar decides are drafted to
+transformers' assisted decoding and verified by one forward pass. Greedy output is plain greedy
+output, token for token, for every registered format with its test tokenizer, thinking on and
+off, every tool_choice; it takes fewer forward passes than tokens; sampled output holds to the
+grammar; generate_chat drafts where a batch holds one request, and not with forced_drafts=False."""
+
+from __future__ import annotations
+
+import json
+
+import jsonschema
+import pytest
+import torch
+from transformers import LogitsProcessorList, StoppingCriteriaList
+
+from test_assisted import SCHEMAS, TOOLS, _said, tiny_model
+from thinkgate.formats import get_format, names
+from thinkgate.integrations.forced_drafting import forced_decoding
+from thinkgate.integrations.transformers import RowSpec, ToolCallLogitsProcessor, generate_chat
+from thinkgate.requests import ChatRequest
+
+MAX_NEW = 96
+CHOICES = ["required", "auto", {"type": "function", "function": {"name": "wake_at"}}]
+
+
+def generate(model, tok, fmt, prompt, choice="required", thinking=False, forced=False, **options):
+    """``(output ids, message, processor, forward passes)``."""
+    budget = 12 if thinking else None
+    row = RowSpec(fmt, TOOLS, choice, False, thinking=thinking if fmt.reasoning.present else False, thinking_budget=budget, max_new_tokens=MAX_NEW)
+    proc = ToolCallLogitsProcessor(tok, [row], [len(prompt)], vocab_size=model.config.vocab_size)
+    eos = tok.convert_tokens_to_ids(fmt.eos)
+    passes = [0]
+    hook = model.register_forward_hook(lambda *_: passes.__setitem__(0, passes[0] + 1))
+    try:
+        with torch.no_grad():
+            out = model.generate(
+                torch.tensor([prompt]),
+                attention_mask=torch.ones(1, len(prompt), dtype=torch.long),
+                logits_processor=LogitsProcessorList([proc]),
+                stopping_criteria=StoppingCriteriaList([proc.draft_counter()]),
+                max_new_tokens=MAX_NEW,
+                eos_token_id=eos,
+                pad_token_id=eos,
+                **({"custom_generate": forced_decoding(proc, tok)} if forced else {}),
+                **{"do_sample": False, **options},
+            )
+    finally:
+        hook.remove()
+    [(message, n)] = proc.results(out)
+    return out[0, len(prompt) :].tolist(), message, proc, passes[0]
+
+
+@pytest.mark.parametrize("name", names())
+def test_greedy_output_with_forced_drafts_is_plain_greedy_output(name, tokenizer_for):
+    fmt = get_format(name)
+    tok = tokenizer_for(name)
+    prompt = tok.encode("Wake me at seven on Monday, and set the mode to eco.", add_special_tokens=False)
+    model = tiny_model(tok, 0)
+    for choice in CHOICES:
+        for thinking in (False, True) if fmt.reasoning.present else (False,):
+            plain, message, _, plain_passes = generate(model, tok, fmt, prompt, choice, thinking)
+            ids, drafted, proc, passes = generate(model, tok, fmt, prompt, choice, thinking, forced=True)
+            where = f"{name} {choice} thinking={thinking}"
+            assert ids == plain, f"{where}: left plain greedy's output at token {next(k for k, (a, b) in enumerate(zip(ids + [None], plain)) if a != b)}"
+            assert _said(drafted) == _said(message), where
+            assert passes <= plain_passes, where
+            if message.tool_calls:  # a call: its markers and keys were drafted and taken
+                assert proc.accepted_prediction_tokens > 0 and passes < plain_passes, where
+            for call in message.tool_calls:
+                jsonschema.validate(json.loads(call.arguments), SCHEMAS[call.name])
+
+
+@pytest.mark.parametrize("name", ["deepseek_v3_1", "qwen3_coder", "gpt_oss"])
+def test_sampled_output_with_forced_drafts_holds_to_the_grammar(name, tokenizer_for):
+    fmt = get_format(name)
+    tok = tokenizer_for(name)
+    prompt = tok.encode("Wake me at seven, and set the mode.", add_special_tokens=False)
+    model = tiny_model(tok, 0)
+    accepted = 0
+    for seed in range(3):
+        torch.manual_seed(seed)
+        ids, message, proc, _ = generate(model, tok, fmt, prompt, "required", forced=True, temperature=1.5, do_sample=True)
+        assert not message.error and message.finish_reason in ("tool_calls", "length"), message.error
+        accepted += proc.accepted_prediction_tokens
+        for call in message.tool_calls:
+            jsonschema.validate(json.loads(call.arguments), SCHEMAS[call.name])
+    assert accepted > 0
+
+
+def test_generate_chat_drafts_one_request_and_counts_its_predictions(tokenizer):
+    model = tiny_model(tokenizer, 0)
+    request = ChatRequest(messages=[{"role": "user", "content": "Wake me at seven."}], tools=TOOLS, tool_choice="required", max_tokens=64, temperature=0)
+    [on] = generate_chat(model, tokenizer, [request], format="deepseek_v3_1")
+    [off] = generate_chat(model, tokenizer, [request], format="deepseek_v3_1", forced_drafts=False)
+    details = on["usage"]["completion_tokens_details"]
+    assert details["accepted_prediction_tokens"] > 0 and "accepted_prediction_tokens" not in off["usage"]["completion_tokens_details"]
+    strip = lambda c: [(t["function"]["name"], t["function"]["arguments"]) for t in c["choices"][0]["message"].get("tool_calls") or []]  # noqa: E731
+    assert strip(on) == strip(off) and on["usage"]["completion_tokens"] == off["usage"]["completion_tokens"]
+    # a batch of two is generated as before (transformers drafts one row at a time)
+    both = generate_chat(model, tokenizer, [request, request], format="deepseek_v3_1")
+    assert all("accepted_prediction_tokens" not in c["usage"]["completion_tokens_details"] for c in both)
