@@ -324,8 +324,9 @@ class Replayer:
                 raise Rejected(f"token {k} ({self.tok.decode([t])!r}) masked")
             allowed.append(n)
             jumps.append(forced_text(g))
+            after = self.tok.decode([ref[k - 1]]) if k else ""
             for hold_back in (True, False):
-                drafts[hold_back].append(self.drafts.draft(g, hold_back))
+                drafts[hold_back].append(self.drafts.draft(g, hold_back, after))
             if not g.accept_token(t):
                 raise Rejected(f"token {k} ({self.tok.decode([t])!r}) rejected: {g.error}")
         if not g.is_terminated():

@@ -2,8 +2,8 @@
 to transformers' assisted decoding and verified by the model's one forward pass over them.
 
 At each round the drafts are, in turn, the token a row's mask allows alone and the text the
-grammar fixes (``thinkgate.constraint.runtime.forced``), each appended and the grammar stepped
-past it, up to ``most`` tokens. transformers verifies them as it verifies any candidates without
+grammar fixes, gone on as the chat template writes JSON (``thinkgate.constraint.runtime.forced``),
+each appended and the grammar stepped past it, up to ``most`` tokens. transformers verifies them as it verifies any candidates without
 their own probabilities: it masks the model's logits at every drafted position (thinkgate's
 processor, which follows the drafts and rolls back what is rejected), picks a token at each
 (the argmax, or a sample) and keeps the drafts up to the first that differs, plus the model's
@@ -54,15 +54,19 @@ class ForcedCandidates(CandidateGenerator):
         if self._bits is None:
             self._bits = xgr.allocate_token_bitmask(1, p.vocab_size)
         words = self._bits.numpy()[0]
+        token_bytes = g.grammar.vocab.token_bytes
         added: list[int] = []
+        last = int(input_ids[0, -1])
         while len(added) < self._most and not g.is_terminated():
             self._bits.fill_(-1)
             g.fill_bitmask(self._bits, 0)
             t = only_token(words)
-            draft = (t,) if t is not None else self._drafts.draft(g)
+            after = token_bytes[last].decode("utf-8", "ignore") if last < len(token_bytes) else ""
+            draft = (t,) if t is not None else self._drafts.draft(g, after=after)
             if not draft:
                 break
             added.extend(draft[: self._most - len(added)])
+            last = added[-1]
             p._follow(np.concatenate([output, np.array([added], dtype=output.dtype)], axis=1))
         if not added:
             return input_ids, None

@@ -54,6 +54,51 @@ def only_token(words: np.ndarray) -> Optional[int]:
     return int(nz[0]) * 32 + word.bit_length() - 1
 
 
+# What a JSON value other than a string begins with.
+_VALUE_STARTS = ("0", "1", "-", "t", "f", "n", "{", "[")
+
+
+def template_text(matcher: xgr.GrammarMatcher, text: str, after: str = "") -> str:
+    """``text`` (what the grammar fixes) gone on as a chat template writes JSON (``tojson``:
+    ``", "`` and ``": "``, no other whitespace) where the grammar leaves whitespace open, each
+    step only where it is the one way on: a key's closing quote then ``": "``; ``{`` then a key's
+    quote; ``:`` or ``,`` then `` "`` where only a string may follow (``:`` alone then a space);
+    and after each step, what the grammar fixes again (a key the schema requires next). ``after``
+    is the text written before ``text``. These are proposals: a model of the template writes
+    them, and verification keeps what it does write."""
+    m = matcher.fork()
+    if text and not m.accept_string(text):
+        return text
+
+    def takes(s: str) -> bool:
+        return m.fork().accept_string(s)
+
+    out = text
+    for _ in range(8):
+        prev = (after + out)[-1:]
+        if takes("x"):  # inside a string (or free text): the model's own
+            break
+        if prev == '"' and takes(": "):
+            step = ": "
+        elif prev == "{" and takes('"') and not takes("}"):
+            step = '"'
+        elif prev in (":", ",") and takes(' "') and not any(takes(" " + c) for c in _VALUE_STARTS):
+            step = ' "'
+        elif prev == ":" and takes(" "):
+            step = " "
+        else:
+            break
+        m.accept_string(step)
+        out += step
+        if step.endswith('"') and step != '"':  # (a string value opened: its text is the model's)
+            break
+        more = m.find_jump_forward_string()
+        if more:
+            m.accept_string(more)
+            out += more
+    return out
+
+
 class ForcedDrafts:
     """Drafts of what the grammar fixes next, for one tokenizer: ``encode(text)`` is its own
     encoding (no special tokens added); ``markers``: its special tokens' ids, which may end a
@@ -71,10 +116,14 @@ class ForcedDrafts:
         special = set(getattr(tokenizer, "all_special_ids", ())) | set(getattr(tokenizer, "added_tokens_decoder", {}) or ())
         return cls(lambda text: tokenizer.encode(text, add_special_tokens=False), frozenset(special))
 
-    def draft(self, g: "ReasonerGrammar", hold_back: bool = True) -> tuple[int, ...]:
+    def draft(self, g: "ReasonerGrammar", hold_back: bool = True, after: str = "") -> tuple[int, ...]:
         """The tokens to propose from ``g``'s state: the forced text's encoding, its last token
-        held back unless it is a marker (``hold_back=False``: all of it)."""
+        held back unless it is a marker (``hold_back=False``: all of it). ``after``: the text of
+        the token written last, which lets the draft go on as the template writes JSON
+        (:func:`template_text`)."""
         text = forced_text(g)
+        if g.phase == Phase.CONSTRAINED and g.matcher is not None and not g.matcher.is_terminated():
+            text = template_text(g.matcher, text, after)
         if not text:
             return ()
         ids = self._encodings.get(text)
