@@ -1,7 +1,7 @@
 """Forced drafts in generation (issue 37, point 2): the tokens the grammar decides are drafted to
 transformers' assisted decoding and verified by one forward pass. Greedy output is plain greedy
 output, token for token, for every registered format with its test tokenizer, thinking on and
-off, every tool_choice; it takes fewer forward passes than tokens; sampled output holds to the
+off, every tool_choice (required, auto, none, named); it takes fewer forward passes than tokens; sampled output holds to the
 grammar; generate_chat drafts where a batch holds one request, and not with forced_drafts=False."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from thinkgate.integrations.transformers import RowSpec, ToolCallLogitsProcessor
 from thinkgate.requests import ChatRequest
 
 MAX_NEW = 96
-CHOICES = ["required", "auto", {"type": "function", "function": {"name": "wake_at"}}]
+CHOICES = ["required", "auto", "none", {"type": "function", "function": {"name": "wake_at"}}]
 
 
 def generate(model, tok, fmt, prompt, choice="required", thinking=False, forced=False, **options):
