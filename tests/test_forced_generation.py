@@ -99,3 +99,29 @@ def test_generate_chat_drafts_one_request_and_counts_its_predictions(tokenizer):
     # a batch of two is generated as before (transformers drafts one row at a time)
     both = generate_chat(model, tokenizer, [request, request], format="deepseek_v3_1")
     assert all("accepted_prediction_tokens" not in c["usage"]["completion_tokens_details"] for c in both)
+
+
+def test_a_transformers_without_callable_decoding_loops_generates_without_forced_drafts(tokenizer, monkeypatch, caplog):
+    """transformers before 5 takes no callable custom_generate (its parameter, where it has one,
+    is a Hub repository's name): forced drafts are off there, said in the log, and the answer is
+    the same."""
+    from transformers.generation.utils import GenerationMixin
+
+    from thinkgate.integrations import forced_drafting, transformers as integration
+
+    class Older:
+        def generate(self, inputs=None, custom_generate: "str | None" = None, **kwargs):  # noqa: ANN001
+            return None
+
+    with caplog.at_level("WARNING", logger="thinkgate.integrations"):
+        assert not forced_drafting.runs_decoding_loops(Older)
+    assert "forced drafts are off" in caplog.text
+    assert forced_drafting.runs_decoding_loops(GenerationMixin)
+    model = tiny_model(tokenizer, 0)
+    request = ChatRequest(messages=[{"role": "user", "content": "Wake me at seven."}], tools=TOOLS, tool_choice="required", max_tokens=32, temperature=0)
+    [on] = generate_chat(model, tokenizer, [request], format="deepseek_v3_1")
+    monkeypatch.setattr(integration, "forced_supported", lambda: False)
+    [off] = generate_chat(model, tokenizer, [request], format="deepseek_v3_1")
+    assert "accepted_prediction_tokens" in on["usage"]["completion_tokens_details"]
+    assert "accepted_prediction_tokens" not in off["usage"]["completion_tokens_details"]
+    assert on["choices"][0]["message"]["tool_calls"][0]["function"] == off["choices"][0]["message"]["tool_calls"][0]["function"]

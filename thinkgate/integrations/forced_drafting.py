@@ -16,6 +16,9 @@ transformers drafts for one row at a time: these run where a batch holds one req
 
 from __future__ import annotations
 
+import functools
+import inspect
+import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Optional
 
@@ -30,6 +33,27 @@ if TYPE_CHECKING:
     from .transformers import ToolCallLogitsProcessor
 
 MOST = 16  # drafted tokens a round at most (a long key or footer in one pass)
+
+log = logging.getLogger("thinkgate.integrations")
+
+
+@functools.lru_cache(maxsize=1)
+def supported() -> bool:
+    """Whether this transformers runs a callable as ``generate``'s decoding loop
+    (``custom_generate``, a callable since transformers 5) and has the assisted decoding it
+    drives; where not, forced drafts are off (said once in the log): the output is the same."""
+    from transformers.generation.utils import GenerationMixin
+
+    return runs_decoding_loops(GenerationMixin)
+
+
+def runs_decoding_loops(mixin: type) -> bool:
+    """:func:`supported`, for ``mixin`` (transformers' ``GenerationMixin``)."""
+    parameter = inspect.signature(mixin.generate).parameters.get("custom_generate")
+    ok = parameter is not None and "Callable" in str(parameter.annotation) and hasattr(mixin, "_assisted_decoding") and hasattr(mixin, "_get_candidate_generator")
+    if not ok:
+        log.warning("thinkgate: this transformers takes no callable custom_generate: forced drafts are off (the output is the same, in more forward passes)")
+    return ok
 
 
 class ForcedCandidates(CandidateGenerator):

@@ -26,6 +26,7 @@ from ..parsing import Message, StreamParser
 from ..requests import ChatRequest, answer_reading, chat_completion
 from .common import enforced_schemas
 from .forced_drafting import forced_decoding
+from .forced_drafting import supported as forced_supported
 from .stops import _decode, output_text, stop_in_tail, stop_window
 
 
@@ -429,7 +430,7 @@ def generate_chat(
             ]
             batch = [prompts[i] for i in chunk]
             # the grammar's own drafts, where transformers drafts (one row) and nothing else does
-            forced = forced_drafts and not drafting and len(chunk) == 1
+            forced = forced_drafts and not drafting and len(chunk) == 1 and forced_supported()
             drafted = bool(drafting) or forced
             ended: set[int] = set()
             early: dict[int, dict] = {}  # completions handed over while the batch went on
