@@ -42,10 +42,15 @@ def tiny_model(tokenizer, seed: int) -> LlamaForCausalLM:
     return _MODELS[key]
 
 
-def generate(model, tok, fmt, prompt, **options):
-    thinks = fmt.reasoning.present
-    row = RowSpec(fmt, TOOLS, "required", False, thinking=thinks, thinking_budget=12 if thinks else None, max_new_tokens=MAX_NEW)
+def generate(model, tok, fmt, prompt, row=None, loop=None, **options):
+    """``(output ids, message, processor)`` of one greedy row (``row``: required, thinking where
+    the format thinks); ``loop(processor, tok)``: a decoding loop for ``custom_generate``."""
+    if row is None:
+        thinks = fmt.reasoning.present
+        row = RowSpec(fmt, TOOLS, "required", False, thinking=thinks, thinking_budget=12 if thinks else None, max_new_tokens=MAX_NEW)
     proc = ToolCallLogitsProcessor(tok, [row], [len(prompt)], vocab_size=model.config.vocab_size)
+    if loop is not None:
+        options["custom_generate"] = loop(proc, tok)
     eos = tok.convert_tokens_to_ids(fmt.eos)
     with torch.no_grad():
         out = model.generate(

@@ -11,43 +11,26 @@ import json
 import jsonschema
 import pytest
 import torch
-from transformers import LogitsProcessorList, StoppingCriteriaList
-
-from test_assisted import SCHEMAS, TOOLS, _said, tiny_model
+from test_assisted import MAX_NEW, SCHEMAS, TOOLS, _said, tiny_model
+from test_assisted import generate as assisted_generate
 from thinkgate.formats import get_format, names
 from thinkgate.integrations.forced_drafting import forced_decoding
-from thinkgate.integrations.transformers import RowSpec, ToolCallLogitsProcessor, generate_chat
+from thinkgate.integrations.transformers import RowSpec, generate_chat
 from thinkgate.requests import ChatRequest
 
-MAX_NEW = 96
 CHOICES = ["required", "auto", "none", {"type": "function", "function": {"name": "wake_at"}}]
 
 
 def generate(model, tok, fmt, prompt, choice="required", thinking=False, forced=False, **options):
     """``(output ids, message, processor, forward passes)``."""
-    budget = 12 if thinking else None
-    row = RowSpec(fmt, TOOLS, choice, False, thinking=thinking if fmt.reasoning.present else False, thinking_budget=budget, max_new_tokens=MAX_NEW)
-    proc = ToolCallLogitsProcessor(tok, [row], [len(prompt)], vocab_size=model.config.vocab_size)
-    eos = tok.convert_tokens_to_ids(fmt.eos)
+    row = RowSpec(fmt, TOOLS, choice, False, thinking=thinking if fmt.reasoning.present else False, thinking_budget=12 if thinking else None, max_new_tokens=MAX_NEW)
     passes = [0]
     hook = model.register_forward_hook(lambda *_: passes.__setitem__(0, passes[0] + 1))
     try:
-        with torch.no_grad():
-            out = model.generate(
-                torch.tensor([prompt]),
-                attention_mask=torch.ones(1, len(prompt), dtype=torch.long),
-                logits_processor=LogitsProcessorList([proc]),
-                stopping_criteria=StoppingCriteriaList([proc.draft_counter()]),
-                max_new_tokens=MAX_NEW,
-                eos_token_id=eos,
-                pad_token_id=eos,
-                **({"custom_generate": forced_decoding(proc, tok)} if forced else {}),
-                **{"do_sample": False, **options},
-            )
+        ids, message, proc = assisted_generate(model, tok, fmt, prompt, row, forced_decoding if forced else None, **options)
     finally:
         hook.remove()
-    [(message, n)] = proc.results(out)
-    return out[0, len(prompt) :].tolist(), message, proc, passes[0]
+    return ids, message, proc, passes[0]
 
 
 @pytest.mark.parametrize("name", names())
