@@ -49,6 +49,8 @@ from .formats.registry import get_format, registered
 __all__ = ["detect"]
 
 # Probe values no template or tool schema writes on its own, so finding them locates the calls.
+DERIVED = ":detected"  # a derived format's name is its layout's format's, then this
+
 _CALLS = (("probe_lookup", {"city": "Qzxville"}), ("probe_convert", {"amount": 7, "unit": "kg"}))
 _TOOLS = [
     {
@@ -94,7 +96,9 @@ def detect(
     does not compile, one that renders no tool calls, or calls in no layout among the candidates.
     """
     source, specials, tokenizer = _template_of(tokenizer_or_template)
-    candidates = registered() if formats is None else [get_format(f) for f in formats]
+    # (a format derived by an earlier detect and registered, NAME:detected, is no candidate: the
+    # answer must not depend on what this process detected before)
+    candidates = [f for f in registered() if not f.name.endswith(DERIVED)] if formats is None else [get_format(f) for f in formats]
     if not candidates:
         raise ValueError("no candidate formats to detect among")
     render = _renderer(source, specials)
@@ -505,7 +509,7 @@ def _derive_from(c: ChatFormat, slots: list[str], turn: str, n: int, tokenizer: 
             eos = _turn_end(after, tokenizer, c)
             fmt = dataclasses.replace(
                 c,
-                name=f"{c.name}:detected",
+                name=f"{c.name}{DERIVED}",
                 tools=derived_tools,
                 eos=eos,
                 stops=tuple(s for s in c.stops if s in turn and (tokenizer is None or _single_token(tokenizer, s))),
@@ -675,8 +679,8 @@ def _choose(matched: list[ChatFormat], open_: Optional[str], close: Optional[str
     # A format without a toggle (R1) is not told apart by one: thinkgate's own templates add it.
     if reasoning == best.reasoning or (not best.reasoning.toggle and dataclasses.replace(reasoning, toggle="") == best.reasoning):
         return best
-    name = best.name if best.name.endswith(":detected") else f"{best.name}:detected"
-    description = best.description if best.name.endswith(":detected") else f"{best.name}'s tool layout"
+    name = best.name if best.name.endswith(DERIVED) else f"{best.name}{DERIVED}"
+    description = best.description if best.name.endswith(DERIVED) else f"{best.name}'s tool layout"
     return dataclasses.replace(
         best,
         name=name,

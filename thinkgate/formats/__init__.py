@@ -31,10 +31,10 @@ from .mistral import MISTRAL, MISTRAL_JSON
 from .nemotron import NEMOTRON_V2
 from .qwen import EXAONE4, GRANITE4, QWEN3, QWEN3_5, QWEN3_CODER
 from .seed import SEED_OSS
-from .registry import aliases, get_format, names, register
+from .registry import aliases, get_format, names, register, ship
 
 for _fmt in (*deepseek.FORMATS, *qwen.FORMATS, *glm.FORMATS, *kimi.FORMATS, *mistral.FORMATS, *harmony.FORMATS, *llama.FORMATS, *minimax.FORMATS, *seed.FORMATS, *nemotron.FORMATS, *gemma.FORMATS):
-    register(_fmt)
+    ship(_fmt)
 
 __all__ = [
     "CallObject",

@@ -15,7 +15,7 @@ import re
 import sys
 
 from .base import ChatFormat
-from .registry import registered
+from .registry import shipped
 
 BEGIN, END = "<!-- formats-table -->", "<!-- /formats-table -->"
 EXAMPLE_CALL = ("get_weather", '{"city": "Paris"}')
@@ -44,13 +44,14 @@ def _reasoning(fmt: ChatFormat) -> str:
 
 
 def reference() -> str:
-    """The table of every registered format, then each format's example call as it writes it."""
+    """The table of every format thinkgate ships, then each format's example call as it writes it
+    (a format a program registers at run time, ``NAME:detected``, is not on the page)."""
     rows = ["| format | also called | layout | reasoning | |", "|---|---|---|---|---|"]
-    for fmt in registered():
+    for fmt in shipped():
         aliases = ", ".join(f"`{a}`" for a in fmt.aliases) or "—"
         rows.append(f"| [`{fmt.name}`](#{fmt.name}) | {aliases} | {fmt.tools.layout.name} | {_reasoning(fmt)} | {_prose(fmt.description)} |")
     parts = ["\n".join(rows), ""]
-    for fmt in registered():
+    for fmt in shipped():
         call = fmt.tools.section_text([EXAMPLE_CALL])
         fence = _fence(call)
         parts += [

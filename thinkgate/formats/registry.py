@@ -6,6 +6,7 @@ from .base import ChatFormat
 
 _FORMATS: dict[str, ChatFormat] = {}
 _ALIASES: dict[str, str] = {}
+_SHIPPED: list[str] = []  # the formats thinkgate itself registers (ship), in order
 
 
 def _key(name: str) -> str:
@@ -22,6 +23,19 @@ def register(fmt: ChatFormat) -> ChatFormat:
     for name in (fmt.name, *fmt.aliases):
         _ALIASES[_key(name)] = fmt.name
     return fmt
+
+
+def ship(fmt: ChatFormat) -> ChatFormat:
+    """:func:`register` a format thinkgate ships (one the formats page documents): not one a
+    program registers at run time, such as a ``NAME:detected`` format read from a template."""
+    register(fmt)
+    _SHIPPED.append(fmt.name)
+    return fmt
+
+
+def shipped() -> list[ChatFormat]:
+    """The formats thinkgate ships, in the order they were registered."""
+    return [_FORMATS[name] for name in _SHIPPED]
 
 
 def get_format(format: str | ChatFormat) -> ChatFormat:
