@@ -66,11 +66,13 @@ downloaded at run time; to get BFCL's data::
 format; writes JSON (per format and category, every variant, each skipped example and why).
 ``--trace ID`` prints that example's replay position by position.
 
-**Generation** (``--generate N [--max-tokens 128]``): N requests (the realistic tools, "required",
-thinking off, greedy) on the demo model (``thinkgate demo``'s tiny random-weight DeepSeek
-model), one at a time through ``generate_chat`` with forced drafts on and off: tokens, forward
-passes, tokens a second; then the same model writing as many tokens with no grammar (plain
-greedy ``generate``). Writes ``…/forced_drafts_generation.json``.
+**Generation** (``--generate N [--max-tokens 128] [--batch 1,8]``): N requests (the realistic
+tools, "required", thinking off, greedy) on the demo model (``thinkgate demo``'s tiny
+random-weight DeepSeek model), in batches of each size through ``generate_chat`` with forced
+drafts on and off (a request alone through transformers' assisted decoding, a batch through
+thinkgate's own loop): tokens, forward passes, tokens a second; then the same model writing as
+many tokens with no grammar (plain greedy ``generate``, batches of the same size). Writes
+``…/forced_drafts_generation.json``.
 """
 
 from __future__ import annotations
@@ -398,44 +400,48 @@ class Rejected(Exception):
 # ---------------------------------------------------------------------------- generation
 
 
-def generation(requests: int, max_tokens: int) -> dict:
+def generation(requests: int, max_tokens: int, batch: int = 1) -> dict:
     """Real generation on the demo model (``thinkgate demo``'s tiny random-weight DeepSeek model,
-    built if missing): the realistic tools, tool_choice "required", thinking off, greedy, one
-    request at a time (``generate_chat``), with forced drafts on and off; then the same model
-    writing as many tokens with no grammar at all. Forward passes are counted on the model."""
+    built if missing): the realistic tools, tool_choice "required", thinking off, greedy, in
+    batches of ``batch`` requests (``generate_chat``: a request alone through transformers'
+    assisted decoding, a batch through thinkgate's own loop), with forced drafts on and off; then
+    the same model writing as many tokens with no grammar at all, in batches of the same size.
+    Forward passes are counted on the model."""
     from thinkgate.demo import build_tiny_model, load
-    from thinkgate.integrations.transformers import generate_chat
+    from thinkgate.integrations.transformers import _pad_left, generate_chat
     from thinkgate.requests import ChatRequest
 
     from schemas import REALISTIC
 
     model, tokenizer = load(build_tiny_model())
     passes = [0]
-    model.register_forward_hook(lambda *_: passes.__setitem__(0, passes[0] + 1))
+    hook = model.register_forward_hook(lambda *_: passes.__setitem__(0, passes[0] + 1))
     asks = ["Weather in Paris for three days?", "Book me a flight from ZRH to JFK.", "Find the docs on streaming.", "Wake me at 7:30 on Mondays."]
+    batch_of = [ChatRequest(messages=[{"role": "user", "content": asks[k % len(asks)]}], tools=REALISTIC, tool_choice="required",
+                            thinking=False, max_tokens=max_tokens, temperature=0) for k in range(requests)]
     out: dict = {}
+    generate_chat(model, tokenizer, batch_of[:1], format="deepseek_v3_1", forced_drafts=False)  # (the grammar's compile, not timed)
     for mode in ("off", "on"):
-        tokens = seconds = 0.0
         passes[0] = 0
-        for k in range(requests):
-            request = ChatRequest(messages=[{"role": "user", "content": asks[k % len(asks)]}], tools=REALISTIC, tool_choice="required",
-                                  thinking=False, max_tokens=max_tokens, temperature=0)
-            t0 = time.perf_counter()
-            [c] = generate_chat(model, tokenizer, [request], format="deepseek_v3_1", forced_drafts=mode == "on")
-            seconds += time.perf_counter() - t0
-            tokens += c["usage"]["completion_tokens"]
-            assert c["choices"][0]["message"].get("tool_calls"), c
+        t0 = time.perf_counter()
+        done = generate_chat(model, tokenizer, batch_of, format="deepseek_v3_1", batch_size=batch, forced_drafts=mode == "on")
+        seconds = time.perf_counter() - t0
+        tokens = sum(c["usage"]["completion_tokens"] for c in done)
+        assert all(c["choices"][0]["message"].get("tool_calls") for c in done)
         out[mode] = {"tokens": int(tokens), "passes": passes[0], "seconds": seconds, "tokens_per_second": tokens / seconds}
     # the same number of tokens, no grammar: each request's share, written by plain greedy generation
     per = max(1, out["off"]["tokens"] // requests)
-    prompt = tokenizer("Weather in Paris for three days?", return_tensors="pt")
+    prompt = tokenizer.encode("Weather in Paris for three days?", add_special_tokens=False)
+    eos = tokenizer.convert_tokens_to_ids(get_format("deepseek_v3_1").eos)
     passes[0] = 0
     t0 = time.perf_counter()
     with torch.no_grad():
-        for _ in range(requests):
-            model.generate(**prompt, max_new_tokens=per, min_new_tokens=per, do_sample=False, pad_token_id=tokenizer.eos_token_id)
+        for start in range(0, requests, batch):
+            ids, mask = _pad_left([prompt] * min(batch, requests - start), eos)
+            model.generate(input_ids=ids, attention_mask=mask, max_new_tokens=per, min_new_tokens=per, do_sample=False, pad_token_id=eos)
     seconds = time.perf_counter() - t0
     out["unconstrained"] = {"tokens": per * requests, "passes": passes[0], "seconds": seconds, "tokens_per_second": per * requests / seconds}
+    hook.remove()
     return out
 
 
@@ -488,17 +494,21 @@ def main() -> None:
     ap.add_argument("--generate", type=int, metavar="N", help="instead: N requests generated on the demo model, forced drafts on and off, "
                     "and the model writing as many tokens unconstrained")
     ap.add_argument("--max-tokens", type=int, default=128)
+    ap.add_argument("--batch", default="1,8", help="with --generate: batch sizes, comma-separated (default 1,8)")
     args = ap.parse_args()
     start = time.perf_counter()
     if args.generate:
-        gen = generation(args.generate, args.max_tokens)
-        print(f"{'':<16}{'tokens':>8}{'passes':>8}{'passes/token':>14}{'seconds':>9}{'tokens/s':>10}")
-        for mode, r in gen.items():
-            print(f"{mode:<16}{r['tokens']:>8}{r['passes']:>8}{r['passes'] / r['tokens']:>14.3f}{r['seconds']:>9.2f}{r['tokens_per_second']:>10.1f}")
-        print(f"forced drafts on / unconstrained, tokens a second: {gen['on']['tokens_per_second'] / gen['unconstrained']['tokens_per_second']:.2f}")
+        runs = {}
+        print(f"{'batch':<7}{'':<16}{'tokens':>8}{'passes':>8}{'passes/token':>14}{'seconds':>9}{'tokens/s':>10}")
+        for batch in (int(b) for b in args.batch.split(",")):
+            gen = runs[batch] = generation(args.generate, args.max_tokens, batch)
+            for mode, r in gen.items():
+                print(f"{batch:<7}{mode:<16}{r['tokens']:>8}{r['passes']:>8}{r['passes'] / r['tokens']:>14.3f}{r['seconds']:>9.2f}{r['tokens_per_second']:>10.1f}")
+            print(f"batch {batch}: forced drafts on / unconstrained, tokens a second: {gen['on']['tokens_per_second'] / gen['unconstrained']['tokens_per_second']:.2f}; "
+                  f"on / off: {gen['on']['tokens_per_second'] / gen['off']['tokens_per_second']:.2f}")
         os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
         with open(args.out.replace(".json", "_generation.json"), "w", encoding="utf-8") as f:
-            json.dump({"benchmark": "forced_drafts_generation", "requests": args.generate, "max_tokens": args.max_tokens, "runs": gen}, f, indent=2)
+            json.dump({"benchmark": "forced_drafts_generation", "requests": args.generate, "max_tokens": args.max_tokens, "runs": runs}, f, indent=2)
         return
     if args.bfcl:
         sets = {c: bfcl_examples(args.bfcl, c, args.limit) for c in args.categories.split(",")}

@@ -110,18 +110,20 @@ def test_an_assistant_of_another_tokenizer_is_refused(tiny, tmp_path, capsys):
     assert "has another tokenizer than the model" in err and "Traceback" not in err
 
 
-def test_forced_drafts_are_on_for_a_batch_of_one_and_off_on_request(tiny, tmp_path):
-    """``--batch-size 1``: the tokens the grammar decides are drafted (issue 37), the answers
-    those of ``--drafts off``, with the predictions counted; a wrong value is one line."""
+@pytest.mark.parametrize("batch", ["1", "8"])
+def test_forced_drafts_are_on_by_default_and_off_on_request(tiny, tmp_path, batch):
+    """A batch of one request and the default batch: the tokens the grammar decides are drafted
+    (issue 37), the answers those of ``--drafts off``, with the predictions counted; a wrong
+    value is one line."""
     src = tmp_path / "in.jsonl"
     src.write_text("\n".join(_greedy_lines()) + "\n")
     outputs = {}
     for drafts in ("on", "off"):
         out = tmp_path / f"{drafts}.jsonl"
-        assert main(["generate", "--model", str(tiny), "--input", str(src), "--output", str(out), "--output-format", "chat", "--batch-size", "1", "--drafts", drafts, "--quiet"]) == 0
+        assert main(["generate", "--model", str(tiny), "--input", str(src), "--output", str(out), "--output-format", "chat", "--batch-size", batch, "--drafts", drafts, "--quiet"]) == 0
         outputs[drafts] = [json.loads(x) for x in out.read_text().splitlines()]
     assert _said(outputs["on"]) == _said(outputs["off"])
-    assert sum(a["usage"]["completion_tokens_details"]["accepted_prediction_tokens"] for a in outputs["on"]) > 0
+    assert all(a["usage"]["completion_tokens_details"]["accepted_prediction_tokens"] > 0 for a in outputs["on"])
     assert all(set(a["usage"]["completion_tokens_details"]) == {"reasoning_tokens"} for a in outputs["off"])
     run = subprocess.run([sys.executable, "-m", "thinkgate", "generate", "--model", str(tiny), "--input", str(src), "--output", str(tmp_path / "x.jsonl"), "--drafts", "maybe"],
                          capture_output=True, text=True, timeout=120)

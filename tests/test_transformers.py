@@ -233,7 +233,7 @@ def test_each_completion_is_handed_over_as_its_row_ends(tiny):
         assert c is results[i]
     cut = results[2]["choices"][0]
     assert cut["finish_reason"] == "stop" and cut["message"]["content"] == free["choices"][0]["message"]["content"][:4]
-    [alone] = generate_chat(model, tok, [requests[2]], format="deepseek_r1", forced_drafts=False)  # (as the batch: no drafts)
+    [alone] = generate_chat(model, tok, [requests[2]], format="deepseek_r1")  # (its drafts, and their counts, its own)
     assert alone["usage"] == results[2]["usage"] and alone["choices"][0]["message"] == cut["message"]
 
 

@@ -268,8 +268,8 @@ def add_drafting_arguments(parser: Any) -> None:
     group.add_argument("--prompt-lookup", type=int, metavar="N", help="draft N tokens from n-grams of the text so far (--engine transformers): the same output as without")
     parser.add_argument(
         "--drafts", choices=("on", "off"), default="on",
-        help="draft the tokens the grammar decides and verify them in one forward pass (--engine transformers, a batch of one "
-        "request, nothing else drafting): the same output in fewer passes (default: on)",
+        help="draft the tokens the grammar decides and verify them in one forward pass (--engine transformers; in batches, "
+        "and first beside --prompt-lookup or --assistant-model): the same output in fewer passes (default: on)",
     )
 
 

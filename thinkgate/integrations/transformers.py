@@ -25,6 +25,8 @@ from ..formats.templates import apply_chat_template
 from ..parsing import Message, StreamParser
 from ..requests import ChatRequest, answer_reading, chat_completion
 from .common import enforced_schemas
+from .forced_batch_decoding import forced_batch_decoding
+from .forced_batch_decoding import serves as serves_batches
 from .forced_drafting import forced_decoding
 from .forced_drafting import supported as forced_supported
 from .stops import _decode, output_text, stop_in_tail, stop_window
@@ -112,6 +114,9 @@ class ToolCallLogitsProcessor(LogitsProcessor):
         self._is_stop = id_table(self.stop_ids, self.vocab_size)
         self._stopped: dict[int, int] = {}  # row -> where it wrote a stop string (end-of-sequence forced next)
         self.on_finish = on_finish
+        # A decoding loop that steps rows through drafts before it knows which it keeps reports
+        # the ends itself (report_ended), once a row's end is kept.
+        self.defer_finish = False
         self._reported: set[int] = set()  # the rows on_finish was called for
         self._prompt_width = 0
         self._prompt: Optional[torch.Tensor] = None
@@ -121,10 +126,14 @@ class ToolCallLogitsProcessor(LogitsProcessor):
         self._seen = 0
         self._history = np.zeros((n, 256), dtype=np.int64)
         self._drafting = False  # a call went back, or skipped ahead: from then on each compares
+        # Rows at different lengths (thinkgate's own decoding loop, forced_batch_decoding): from
+        # then on each row has its own position, and every call follows row by row.
+        self._at: Optional[np.ndarray] = None
         self._longest = 0  # the longest output a call showed since the last committed round
         # OpenAI's usage.completion_tokens_details, counted by draft_counter()'s criterion
         self.accepted_prediction_tokens = 0
         self.rejected_prediction_tokens = 0
+        self._predictions = np.zeros((n, 2), dtype=np.int64)  # and each row's (accepted, rejected)
         # and its reasoning_tokens, per row, counted by results()
         self.reasoning_tokens: list[int] = [0] * n
 
@@ -153,7 +162,7 @@ class ToolCallLogitsProcessor(LogitsProcessor):
             self._start(input_ids)
             steps = self._steps
         n = input_ids.shape[1] - self._prompt_width
-        if n == self._seen + 1 and not self._drafting:
+        if n == self._seen + 1 and not self._drafting and self._at is None:
             # one token more than last time: every row at once (a thinking row costs a few numpy
             # operations, not a Python step)
             self._take((input_ids if input_ids.device.type == "cpu" else input_ids[:, -1:].cpu()).numpy()[:, -1])
@@ -163,14 +172,37 @@ class ToolCallLogitsProcessor(LogitsProcessor):
         if n > self._longest:
             self._longest = n
         steps.mask(scores)
-        # A row at its own token limit may only end...
-        at_limit = np.flatnonzero(self._active & (self._limit <= self._seen)).tolist() if self._limits else []
-        # ...and so may a row that wrote a stop string (it is cut there afterwards).
+        self._force_ends(scores, self._seen if self._at is None else self._at)
+        return scores
+
+    def mask_rows(self, outputs: dict[int, Sequence[int]], scores: torch.Tensor) -> torch.Tensor:
+        """Mask ``scores[i]`` as the next token after ``outputs[i]`` (row ``i``'s output tokens)
+        for each row named, whatever length each stands at (thinkgate's own decoding loop); the
+        other rows' scores are left unread."""
+        if self._steps is None:
+            raise ValueError("mask_rows before the processor was started (call start() with the prompt first)")
+        for i, output in outputs.items():
+            self.follow_row(i, output)
+        self._steps.mask(scores, set(outputs))
+        self._force_ends(scores, self._at, set(outputs))
+        return scores
+
+    def _force_ends(self, scores: torch.Tensor, seen: Any, only: Optional[set[int]] = None) -> None:
+        """A row at its own token limit may only end, and so may a row that wrote a stop string
+        (it is cut there afterwards). ``seen``: the output tokens read (one for all rows, or
+        each row's)."""
+        at_limit = np.flatnonzero(self._active & (self._limit <= seen)).tolist() if self._limits else []
         forced = at_limit + sorted(set(self._stopped).difference(at_limit))
+        if only is not None:
+            forced = [i for i in forced if i in only]
         if forced:
             scores[forced] = float("-inf")
             scores[torch.tensor(forced).unsqueeze(1), torch.tensor(self.stop_ids)] = 0.0
-        return scores
+
+    def start(self, input_ids: torch.Tensor) -> None:
+        """Begin with the (left-padded) prompts ``input_ids``, as the first call does."""
+        if self._steps is None:
+            self._start(input_ids)
 
     def _output(self, input_ids: torch.Tensor) -> np.ndarray:
         """The output part of ``input_ids``, checked to follow the prompt the generation began
@@ -188,6 +220,10 @@ class ToolCallLogitsProcessor(LogitsProcessor):
 
     def _follow(self, output: np.ndarray) -> None:
         """Bring every row to ``output``: back to where it leaves what was read, then forward."""
+        if self._at is not None:
+            for i in range(len(self.rows)):
+                self.follow_row(i, output[i])
+            return
         n, seen = output.shape[1], self._seen
         common = min(n, seen)
         differs = (output[:, :common] != self._history[:, :common]).any(axis=0)
@@ -199,51 +235,108 @@ class ToolCallLogitsProcessor(LogitsProcessor):
 
     def _rollback(self, at: int) -> None:
         """Undo every row's tokens from output position ``at`` on (drafts rejected)."""
-        steps = self._steps
         for i in range(len(self.rows)):
-            back = steps.position(i) - at
-            reopen = self._ended_at[i] >= at
-            if back > 0 or reopen:
-                steps.rollback(i, max(back, 0), reopen)
-            if reopen:
-                self._ended_at[i] = -1
-                self._active[i] = True
-        self._stopped = {i: k for i, k in self._stopped.items() if k < at}
+            self._undo(i, at)
         self._seen = at
+
+    def follow_row(self, i: int, output: Sequence[int]) -> None:
+        """Bring row ``i`` alone to its output tokens ``output`` (back to where it leaves what
+        it read, then forward): from then on every row keeps its own position."""
+        if self._at is None:
+            self._at = np.full(len(self.rows), self._seen, dtype=np.int64)
+            self._drafting = True
+        out = np.asarray(output, dtype=np.int64)
+        seen = int(self._at[i])
+        common = min(len(out), seen)
+        differs = np.flatnonzero(out[:common] != self._history[i, :common])
+        at = int(differs[0]) if len(differs) else common
+        if at < seen:
+            self._rollback_row(i, at)
+        for t in out[at:].tolist():
+            self._take_row(i, t)
+
+    def _rollback_row(self, i: int, at: int) -> None:
+        """Undo row ``i``'s tokens from its output position ``at`` on."""
+        self._undo(i, at)
+        self._at[i] = at
+
+    def _undo(self, i: int, at: int) -> None:
+        """Row ``i``'s grammar, end and stop string back to before output position ``at``."""
+        back = self._steps.position(i) - at
+        reopen = self._ended_at[i] >= at
+        if back > 0 or reopen:
+            self._steps.rollback(i, max(back, 0), reopen)
+        if reopen:
+            self._ended_at[i] = -1
+            self._active[i] = True
+        if self._stopped.get(i, -1) >= at:
+            del self._stopped[i]
+
+    def _take_row(self, i: int, token: int) -> None:
+        """Row ``i`` alone reads its token at its next output position."""
+        pos = int(self._at[i])
+        self._grow(pos)
+        self._history[i, pos] = token
+        self._at[i] = pos + 1
+        self._seen = max(self._seen, pos + 1)
+        if not self._active[i]:
+            return
+        stepped = self._steps.accept_row(i, token)
+        if self._is_stop[min(token, len(self._is_stop) - 1)] or (stepped and self.requests[i].is_terminated()) or self._wrote_stop(i, pos):
+            self._end([i], pos)
+
+    def _grow(self, pos: int) -> None:
+        if pos == self._history.shape[1]:
+            self._history = np.concatenate([self._history, np.zeros_like(self._history)], axis=1)
 
     def _take(self, tokens: np.ndarray) -> None:
         """Every active row reads its token at the next output position."""
         pos = self._seen
-        if pos == self._history.shape[1]:
-            self._history = np.concatenate([self._history, np.zeros_like(self._history)], axis=1)
+        self._grow(pos)
         self._history[:, pos] = tokens
         self._seen = pos + 1
-        steps = self._steps
         active = self._active
-        stepped = steps.accept(tokens)
+        stepped = self._steps.accept(tokens)
         ended = self._is_stop.take(tokens, mode="clip")
         ended &= active
         for i in stepped.tolist():
             if self.requests[i].is_terminated():
                 ended[i] = True
         for i in self._stop_rows:  # only the last tokens can have completed one
-            if active[i]:
-                tail = self._history[i, max(0, pos + 1 - stop_window(self.rows[i].stop)) : pos + 1].tolist()
-                if stop_in_tail(self.tokenizer, tail, self.rows[i].stop):
-                    self._stopped[i] = pos
-                    ended[i] = True
+            if active[i] and self._wrote_stop(i, pos):
+                ended[i] = True
         if np.count_nonzero(ended):  # (numpy's any() of a small array costs several times more)
-            rows = np.flatnonzero(ended).tolist()
-            for i in rows:
-                active[i] = False
-                self._ended_at[i] = pos
-                steps.finish(i)
-            reported = [i for i in rows if i not in self._reported] if self.on_finish is not None else []
-            if reported:
-                self._reported.update(reported)
-                with _interrupt_after():  # (the rows one step ended are handed over together)
-                    for i in reported:
-                        self.on_finish(i)
+            self._end(np.flatnonzero(ended).tolist(), pos)
+
+    def _wrote_stop(self, i: int, pos: int) -> bool:
+        """Whether row ``i``'s token at ``pos`` completed one of its stop strings (noted)."""
+        stop = self.rows[i].stop
+        if not stop:
+            return False
+        tail = self._history[i, max(0, pos + 1 - stop_window(stop)) : pos + 1].tolist()
+        if not stop_in_tail(self.tokenizer, tail, stop):
+            return False
+        self._stopped[i] = pos
+        return True
+
+    def _end(self, rows: list[int], pos: int) -> None:
+        """The ``rows`` ended with their token at output position ``pos``."""
+        for i in rows:
+            self._active[i] = False
+            self._ended_at[i] = pos
+            self._steps.finish(i)
+        if not self.defer_finish:
+            self.report_ended(rows)
+
+    def report_ended(self, rows: Sequence[int]) -> None:
+        """Call ``on_finish`` for those of ``rows`` that ended and were not reported yet (all
+        together: Ctrl-C meanwhile comes after the last)."""
+        reported = [i for i in rows if self._ended_at[i] >= 0 and i not in self._reported] if self.on_finish is not None else []
+        if reported:
+            self._reported.update(reported)
+            with _interrupt_after():  # (the rows one step ended are handed over together)
+                for i in reported:
+                    self.on_finish(i)
 
     def draft_counter(self) -> "StoppingCriteria":
         """A stopping criterion (it never stops anything) that counts, per round of assisted
@@ -251,6 +344,17 @@ class ToolCallLogitsProcessor(LogitsProcessor):
         :attr:`accepted_prediction_tokens` and :attr:`rejected_prediction_tokens`: pass it to
         ``generate(stopping_criteria=...)`` beside this processor."""
         return _DraftCounter(self)
+
+    def count_predictions(self, row: int, accepted: int, rejected: int) -> None:
+        """Count drafted tokens of row ``row`` the model kept and rejected."""
+        self._predictions[row] += (accepted, rejected)
+        self.accepted_prediction_tokens += accepted
+        self.rejected_prediction_tokens += rejected
+
+    def predictions(self, row: int) -> dict[str, int]:
+        """Row ``row``'s ``accepted_prediction_tokens`` and ``rejected_prediction_tokens``."""
+        accepted, rejected = self._predictions[row].tolist()
+        return {"accepted_prediction_tokens": accepted, "rejected_prediction_tokens": rejected}
 
     def results(self, sequences: torch.Tensor) -> list[tuple[Message, int]]:
         """``(message, completion_tokens)`` per row, from ``generate``'s output sequences. A row
@@ -349,8 +453,8 @@ class _DraftCounter(StoppingCriteria):
         n = input_ids.shape[1] - p._prompt_width
         drafted = max(0, p._longest - self._committed)
         accepted = max(0, n - self._committed - 1)
-        p.accepted_prediction_tokens += accepted
-        p.rejected_prediction_tokens += max(0, drafted - accepted)
+        for i in range(input_ids.shape[0]):  # (assisted decoding drafts for one row)
+            p.count_predictions(i, accepted, max(0, drafted - accepted))
         self._committed = p._longest = n
         return torch.zeros(input_ids.shape[0], dtype=torch.bool, device=input_ids.device)
 
@@ -406,13 +510,18 @@ def generate_chat(
     ``rejected_prediction_tokens``. Every completion's ``reasoning_tokens`` there counts the
     tokens of its reasoning, as OpenAI reports a reasoning model's (0 with thinking off).
 
-    ``forced_drafts`` (on by default): where a batch holds one request and nothing else drafts,
-    the tokens the grammar decides are drafted and verified in one forward pass
-    (:mod:`thinkgate.integrations.forced_drafting`): the same output in fewer passes, counted in
-    ``usage.completion_tokens_details`` as accepted and rejected prediction tokens."""
+    ``forced_drafts`` (on by default): the tokens the grammar decides are drafted and verified in
+    one forward pass — through thinkgate's own decoding loop, a request alone or a batch
+    (:mod:`thinkgate.integrations.forced_batch_decoding`, for models whose cache it can hold),
+    else, for a request alone, through transformers' assisted decoding, first beside prompt
+    lookup or an assistant model where those are asked for
+    (:mod:`thinkgate.integrations.forced_drafting`) — the same output in fewer passes, counted
+    in ``usage.completion_tokens_details`` as accepted and rejected prediction tokens."""
     drafting = _drafting(tokenizer, assistant_model, assistant_tokenizer, prompt_lookup)
     if drafting:
         batch_size = 1
+    forced_drafts = forced_drafts and forced_supported()
+    batches_drafted = forced_drafts and serves_batches(model)
     fmt = get_format(format)
     eos = tokenizer.convert_tokens_to_ids(fmt.eos)
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else eos
@@ -429,8 +538,11 @@ def generate_chat(
                 for i in chunk
             ]
             batch = [prompts[i] for i in chunk]
-            # the grammar's own drafts, where transformers drafts (one row) and nothing else does
-            forced = forced_drafts and not drafting and len(chunk) == 1 and forced_supported()
+            # the grammar's own drafts: a request alone through transformers' assisted decoding
+            # (beside prompt lookup or an assistant model, where asked), a batch through
+            # thinkgate's own loop
+            forced = forced_drafts and (len(chunk) == 1 or batches_drafted)
+            own_loop = forced and batches_drafted and not drafting
             drafted = bool(drafting) or forced
             ended: set[int] = set()
             early: dict[int, dict] = {}  # completions handed over while the batch went on
@@ -449,8 +561,8 @@ def generate_chat(
 
             def row_ended(row: int) -> None:
                 ended.add(row)
-                if on_result is not None and not drafted:
-                    early[row] = completion(row, *processor.ended_result(row), {})
+                if on_result is not None and (own_loop or not drafted):  # (thinkgate's loop reports kept ends only)
+                    early[row] = completion(row, *processor.ended_result(row), processor.predictions(row) if drafted else {})
                     on_result(chunk[row], early[row])
                 if on_progress is not None:
                     on_progress(1)
@@ -464,9 +576,12 @@ def generate_chat(
                 sampling.update(temperature=temperature, top_p=top_p, top_k=top_k or 0)
             if drafting:
                 sampling.update(drafting)
-            if forced:
-                sampling.update(custom_generate=forced_decoding(processor, tokenizer))
-            if drafted:
+            if own_loop:
+                sampling.update(custom_generate=forced_batch_decoding(processor, tokenizer))
+            elif forced:
+                assistant = sampling.pop("assistant_model", None)  # (the decoding loop builds its candidates)
+                sampling.update(custom_generate=forced_decoding(processor, tokenizer, assistant_model=assistant))
+            if drafted and not own_loop:
                 sampling.update(stopping_criteria=StoppingCriteriaList([processor.draft_counter()]))
             with torch.no_grad():
                 out = model.generate(
@@ -478,14 +593,11 @@ def generate_chat(
                     pad_token_id=pad,
                     **sampling,
                 )
-            predictions = {}
-            if drafted:
-                predictions = {"accepted_prediction_tokens": processor.accepted_prediction_tokens, "rejected_prediction_tokens": processor.rejected_prediction_tokens}
             for k, (i, (message, n_out)) in enumerate(zip(chunk, processor.results(out.cpu()))):
                 if k in early:  # (handed over already: the same object, its call ids with it)
                     results[i] = early[k]
                     continue
-                results[i] = completion(k, message, n_out, predictions)
+                results[i] = completion(k, message, n_out, processor.predictions(k) if drafted else {})
                 if on_result is not None:
                     on_result(i, results[i])
             if on_progress is not None and len(ended) < len(chunk):  # rows the batch's end ended

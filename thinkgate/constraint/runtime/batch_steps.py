@@ -107,22 +107,41 @@ class BatchSteps:
             self._step(slow, tokens)
         return slow
 
+    def accept_row(self, row: int, token: int) -> bool:
+        """Feed row ``row`` alone its token (the rows of a batch whose rows stand at different
+        lengths, as in thinkgate's own decoding loop). Returns whether it was stepped one by
+        one (only then may its request have ended or changed phase)."""
+        if not self._active[row]:
+            return False
+        if self._free[row]:
+            hit = bool(self._watched[min(token, len(self._watched) - 1)])
+            if self._budgets:
+                self._to_stop[row] -= 1
+                hit = hit or self._to_stop[row] == 0
+            if not hit:
+                self._lag[row] += 1
+                return False
+        self._step_one(row, token)
+        return True
+
     def _step(self, slow: np.ndarray, tokens: np.ndarray) -> None:
         """Feed the rows ``slow`` their tokens one by one."""
-        grammars, lag = self.grammars, self._lag
         ids = tokens.tolist()
         for i in slow.tolist():
-            g = grammars[i]
-            if g.plain:  # the tool phase's common state: its short path, the flags kept unless it ends
-                g.accept_token(ids[i])
-                if not g.plain:
-                    self._update(i)
-                continue
-            if lag[i]:
-                g.advance_free(int(lag[i]))
-                lag[i] = 0
-            g.accept_token(ids[i])
-            self._update(i)
+            self._step_one(i, ids[i])
+
+    def _step_one(self, i: int, token: int) -> None:
+        g = self.grammars[i]
+        if g.plain:  # the tool phase's common state: its short path, the flags kept unless it ends
+            g.accept_token(token)
+            if not g.plain:
+                self._update(i)
+            return
+        if self._lag[i]:
+            g.advance_free(int(self._lag[i]))
+            self._lag[i] = 0
+        g.accept_token(token)
+        self._update(i)
 
     def _rows(self) -> tuple[np.ndarray, list[int]]:
         """The rows stepped one by one, as an array and a list, read again where rows changed."""
@@ -158,21 +177,24 @@ class BatchSteps:
             self._active[row] = True
         self._update(row)
 
-    def mask(self, logits: torch.Tensor) -> torch.Tensor:
+    def mask(self, logits: torch.Tensor, only: Optional[set[int]] = None) -> torch.Tensor:
         """Mask the next token's logits in place: the thinking rows' stop ids where they may not
-        end yet (one vectorised write), every other active row by its grammar."""
-        rows = self.fill(logits)
+        end yet (one vectorised write), every other active row by its grammar. ``only``: fill
+        just these rows' masks (the others' logits are not read)."""
+        rows = self.fill(logits, only)
         if rows:
             self.masker.apply(logits, rows)
         return logits
 
-    def fill(self, logits: torch.Tensor) -> list[int]:
+    def fill(self, logits: torch.Tensor, only: Optional[set[int]] = None) -> list[int]:
         """:meth:`mask` but the bitmask's apply: returns the rows filled, for
         ``self.masker.apply(logits, rows)``."""
         grammars = self.grammars
         single: list[int] = []
         plain: list[int] = []
         for i in self._rows()[1]:
+            if only is not None and i not in only:
+                continue
             g = grammars[i]
             if g.needs_bitmask:  # (a row whose stop ids alone are cleared is a thinking row: _eos)
                 (plain if g.plain else single).append(i)
