@@ -137,6 +137,34 @@ def literal_arguments(draw, fmt: ChatFormat) -> str:
     return json.dumps(ordered(draw(st.dictionaries(keys, value, max_size=4))), ensure_ascii=False)
 
 
+@st.composite
+def python_arguments(draw, fmt: ChatFormat) -> str:
+    """Arguments (JSON, as the parser gives them back) for a format that writes Python keyword
+    arguments: identifier names; where its template writes a string as its bare text between
+    quotes, no quote or backslash in a top-level string."""
+    style = fmt.tools.python
+    keys = st.from_regex(r"[a-zA-Z_][a-zA-Z0-9_]{0,8}", fullmatch=True)
+
+    def fine(v) -> bool:
+        return style.escaped or not (isinstance(v, str) and (style.quote in v or "\\" in v))
+
+    return json.dumps(draw(st.dictionaries(keys, json_values(fmt).filter(fine), max_size=4)), ensure_ascii=False)
+
+
+def _broken_python(draw, fmt: ChatFormat, args: str) -> str:
+    """Keyword arguments that cannot be read, their brackets balanced (the reader follows them to
+    the call's end, so that the calls after it stand): a stray character among them, or a name
+    where a value should be."""
+    body = fmt.tools.python.render(args)
+    if any(m in body for m in fmt.markers):
+        # (marker text in a broken call's string: whether the string is open there is unknown,
+        # and the marker is read as real, which ends the calls)
+        return "(a=@)"
+    if draw(st.booleans()):
+        return body[:-1] + ", @)"
+    return "(a=b, " + body[1:] if body != "()" else "(a=b)"
+
+
 def _broken_literal(draw, fmt: ChatFormat, args: str) -> str:
     """An object literal that cannot be read: cut short, or a key with no value at its end."""
     body = fmt.tools.literal.render(args)
@@ -158,6 +186,7 @@ def _broken_parameters(draw, fmt: ChatFormat, args: str) -> str:
 
 
 names = st.from_regex(r"[a-zA-Z_][a-zA-Z0-9_\-]{0,20}", fullmatch=True)
+python_names = st.from_regex(r"[a-zA-Z_][a-zA-Z0-9_.]{0,20}", fullmatch=True)
 
 
 def _broken(draw, args: str) -> str:
@@ -185,6 +214,10 @@ def _call_texts(draw, fmt: ChatFormat, calls: list, allow_broken: bool, first_in
             if t.literal is not None:
                 broken.append(i)
                 texts.append(t.call_begin + t.header_text(name) + _broken_literal(draw, fmt, args) + t.footer + t.call_end)
+                continue
+            if t.python is not None:
+                broken.append(i)
+                texts.append(t.header_text(name) + _broken_python(draw, fmt, args))
                 continue
             args = _broken(draw, args)
             if not _valid_object(args):
@@ -248,12 +281,16 @@ def outputs(draw, fmt: ChatFormat, thinking: bool, allow_broken: bool = False) -
     content = draw(free_text(fmt, (t.section_begin, t.call_begin, fmt.eos, *fmt.stops, t.optional_begin, fmt.reasoning.open, *fmt.framing)))
     if not thinking:
         content = content.lstrip()
-    calls = draw(st.lists(st.tuples(names, xml_arguments(fmt) if t.xml else literal_arguments(fmt) if t.literal else arguments(fmt)), max_size=4))
-    bare = t.bare
+    styled = xml_arguments(fmt) if t.xml else literal_arguments(fmt) if t.literal else python_arguments(fmt) if t.python else arguments(fmt)
+    calls = draw(st.lists(st.tuples(python_names if t.python else names, styled), max_size=4))
+    bare = t.bare or (t.python is not None and not t.section_begin)
+    if t.python is not None and not t.section_begin:
+        content = content.replace("[", "")  # (bare Python calls are read after text too: "[NAME(" would be one)
     if bare:
         # With no marker before a call, an answer is either calls or text that is no call.
-        content = "" if calls else ("." + content if content.startswith("{") else content)
-        before = draw(st.sampled_from(["", " ", "\n", t.optional_begin]))
+        content = "" if calls else ("." + content if content.lstrip().startswith(("{", "[")) else content)
+        # (<|python_tag|> with nothing after it is a tool block the output ended in: cut off)
+        before = draw(st.sampled_from(["", " ", "\n", t.optional_begin] if calls or content.strip() else ["", " ", "\n"]))
         text += before
         # <|python_tag|> is markup before calls; with none after it, the text it was
         stretch = "" if before == t.optional_begin and calls else stretch + before
@@ -265,7 +302,7 @@ def outputs(draw, fmt: ChatFormat, thinking: bool, allow_broken: bool = False) -
         first_index = draw(st.integers(0, 100)) if t.call_id else t.first_index
         pieces, broken = _call_texts(draw, fmt, calls, allow_broken, first_index)
         text += t.section_around(t.separator.join(pieces))
-        if (bare or any(t.array)) and broken:
+        if (bare or any(t.array)) and broken and t.python is None:
             # A broken call has no end marker to stop at: the rest of the output is its text.
             broken = broken[:1]
             calls = calls[: broken[0]]

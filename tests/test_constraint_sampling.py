@@ -75,6 +75,8 @@ def sample_batch(tokenizer, fmt, choice, thinking, n, seed, batch=25, via_logits
         trigger, delay = tokenizer.encode(msgs.channel + msgs.tool_channel, add_special_tokens=False), 0
     elif t.bare:  # no marker: an answer that starts with "{" is the calls
         trigger, delay = [vocab.token_id("{")], 0
+    elif not t.trigger:  # Python calls with no marker: an answer that starts with "[" is the calls
+        trigger, delay = [vocab.token_id(t.array[0])], 0
     elif is_text(t.trigger):  # a text marker: the tokens that spell it (after the answer's close)
         trigger, delay = tokenizer.encode(grammar.format.answer[1] + t.trigger, add_special_tokens=False), 3
     else:
@@ -82,7 +84,7 @@ def sample_batch(tokenizer, fmt, choice, thinking, n, seed, batch=25, via_logits
     eos = grammar.stop_ids[0]
     # none: the answer is ended after a few tokens, with what closes it where the format writes that
     ending = tokenizer.encode(grammar.format.answer[1] + grammar.format.turn_end, add_special_tokens=False) if grammar.format.turn_end else []
-    closers = torch.tensor(sorted({*vocab.control_ids, *grammar.stop_ids, *(i for i, b in enumerate(vocab.token_bytes) if b and not b.strip(b'"}]'))}))
+    closers = torch.tensor(sorted({*vocab.control_ids, *grammar.stop_ids, *(i for i, b in enumerate(vocab.token_bytes) if b and not b.strip(b'"}])\''))}))
     # parameters written as text close with text: the walk spells it on, token by token
     closings = [tokenizer.encode(str(x), add_special_tokens=False) for x in (t.xml.value_close, t.footer, t.call_end, t.section_end) if x] if t.xml else []
     random_logits = RandomLogits(seed)

@@ -13,7 +13,7 @@ import json
 import jsonschema
 import pytest
 import torch
-from test_assisted import MAX_NEW, SCHEMAS, TOOLS, _said, tiny_model
+from test_assisted import SCHEMAS, TOOLS, _said, tiny_model
 from transformers import LogitsProcessorList
 
 from thinkgate.formats import get_format, names
@@ -23,6 +23,7 @@ from thinkgate.integrations.transformers import RowSpec, ToolCallLogitsProcessor
 from thinkgate.requests import ChatRequest
 
 NAMED = {"type": "function", "function": {"name": "wake_at"}}
+MAX_NEW = 64  # (a call fits, and every format's batch runs in the default budget)
 PROMPTS = ["Wake me at seven on Monday, and set the mode to eco.", "Set the mode.", "Wake me at six on Tuesday and Wednesday, please, then boost.", "Hi."]
 
 

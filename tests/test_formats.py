@@ -17,8 +17,8 @@ from thinkgate.formats import (
 def test_registry_names_and_engine_aliases():
     assert names() == [
         "deepseek_r1", "deepseek_v3", "deepseek_v3_1", "deepseek_v3_2", "deepseek_v4", "exaone4", "gemma4", "glm45", "glm47", "gpt_oss",
-        "granite4", "kimi_k2", "kimi_k3", "llama3_json", "minimax_m2", "mistral", "mistral_json", "nemotron_v2", "qwen3", "qwen3_5",
-        "qwen3_coder", "seed_oss",
+        "granite4", "kimi_k2", "kimi_k3", "lfm2", "llama3_json", "llama4_pythonic", "minimax_m2", "mistral", "mistral_json", "nemotron_v2",
+        "olmo3", "qwen3", "qwen3_5", "qwen3_coder", "seed_oss",
     ]
     assert get_format("deepseek_r1") is DEEPSEEK_R1
     assert get_format("deepseek_v3") is DEEPSEEK_V3
@@ -32,6 +32,9 @@ def test_registry_names_and_engine_aliases():
         ("llama3_json", get_format("llama3_json")),
         ("llama3", get_format("llama3_json")),
         ("gemma", get_format("gemma4")),
+        ("pythonic", get_format("llama4_pythonic")),
+        ("lfm2.5", get_format("lfm2")),
+        ("olmo3", get_format("olmo3")),
     ]
     for engine_name, fmt in engine_names:
         assert get_format(engine_name) is fmt

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from helpers import cuts, normalise, seq_ids, stream_deltas, stream_events
 from outputs import cut_points, outputs
 from thinkgate import parse
-from thinkgate.formats import DEEPSEEK_R1, JsonCalls, Text, get_format, is_text, names, spellings
+from thinkgate.formats import DEEPSEEK_R1, JsonCalls, PythonicCalls, Text, get_format, is_text, names, spellings
 from thinkgate.parsing import ToolCallEnd, accumulate
 
 FORMATS = [get_format(n) for n in names()]  # every registered format, a new one included
@@ -79,7 +79,7 @@ def _structure(fmt):
     calls that have no markers (Llama's ";"), and for a format of channel messages (harmony) the
     role and the headers of the channels."""
     msgs = fmt.tools.messages
-    if isinstance(fmt.tools.layout, JsonCalls):
+    if isinstance(fmt.tools.layout, (JsonCalls, PythonicCalls)):
         return (*fmt.markers, *(s.strip() for s in (fmt.tools.separator, *fmt.tools.array) if s.strip()))
     if msgs is None:
         return fmt.markers

@@ -87,13 +87,22 @@ def check_complete(tokenizer, fmt, ids, g, max_tokens):
 
 
 def growing_grammar(tokenizer, fmt, choice="required"):
-    """The growing tools' grammar; a format that refuses the recursive one (an object literal
-    cannot hold it: Gemma 4) gets the other two."""
+    """The growing tools' grammar; a format that refuses one of them (an object literal cannot
+    hold the recursive one: Gemma 4; a string its template writes between quotes with no escape
+    cannot hold a pattern that may write the quote: LFM2) gets the others."""
     try:
         return compile_tool_grammar(tokenizer, fmt, GROWING, choice)
     except ValueError as e:
-        assert "recursive $ref" in str(e)
-        return compile_tool_grammar(tokenizer, fmt, GROWING[:2], choice)
+        assert "recursive $ref" in str(e) or "pattern' that may write" in str(e), e
+    held = []
+    for tool in GROWING:
+        try:
+            compile_tool_grammar(tokenizer, fmt, [tool], choice)
+        except ValueError:
+            continue
+        held.append(tool)
+    assert len(held) >= 2, [t["function"]["name"] for t in held]
+    return compile_tool_grammar(tokenizer, fmt, held, choice)
 
 
 def smallest_room(grammar):

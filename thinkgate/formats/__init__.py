@@ -1,6 +1,6 @@
 """Declarative descriptions of model output formats: the single source of truth for markers."""
 
-from . import deepseek, gemma, glm, harmony, kimi, llama, minimax, mistral, nemotron, qwen, seed
+from . import deepseek, gemma, glm, harmony, kimi, lfm, llama, minimax, mistral, nemotron, olmo, qwen, seed
 from .base import (
     LAYOUTS,
     NO_REASONING,
@@ -12,6 +12,8 @@ from .base import (
     JsonCalls,
     LiteralArguments,
     MarkedCalls,
+    PythonArguments,
+    PythonicCalls,
     ReasoningFormat,
     Text,
     Thinking,
@@ -25,15 +27,17 @@ from .gemma import GEMMA4
 from .glm import GLM45, GLM47
 from .harmony import GPT_OSS
 from .kimi import KIMI_K2, KIMI_K3
-from .llama import LLAMA3_JSON
+from .lfm import LFM2
+from .llama import LLAMA3_JSON, LLAMA4_PYTHONIC
 from .minimax import MINIMAX_M2
 from .mistral import MISTRAL, MISTRAL_JSON
 from .nemotron import NEMOTRON_V2
+from .olmo import OLMO3
 from .qwen import EXAONE4, GRANITE4, QWEN3, QWEN3_5, QWEN3_CODER
 from .seed import SEED_OSS
 from .registry import aliases, get_format, names, register, ship
 
-for _fmt in (*deepseek.FORMATS, *qwen.FORMATS, *glm.FORMATS, *kimi.FORMATS, *mistral.FORMATS, *harmony.FORMATS, *llama.FORMATS, *minimax.FORMATS, *seed.FORMATS, *nemotron.FORMATS, *gemma.FORMATS):
+for _fmt in (*deepseek.FORMATS, *qwen.FORMATS, *glm.FORMATS, *kimi.FORMATS, *mistral.FORMATS, *harmony.FORMATS, *llama.FORMATS, *minimax.FORMATS, *seed.FORMATS, *nemotron.FORMATS, *gemma.FORMATS, *lfm.FORMATS, *olmo.FORMATS):
     ship(_fmt)
 
 __all__ = [
@@ -58,12 +62,17 @@ __all__ = [
     "GPT_OSS",
     "KIMI_K2",
     "KIMI_K3",
+    "LFM2",
     "LLAMA3_JSON",
+    "LLAMA4_PYTHONIC",
     "MINIMAX_M2",
     "MISTRAL",
     "MISTRAL_JSON",
     "NEMOTRON_V2",
     "NO_REASONING",
+    "OLMO3",
+    "PythonArguments",
+    "PythonicCalls",
     "QWEN3",
     "QWEN3_5",
     "QWEN3_CODER",

@@ -257,11 +257,45 @@ class ChannelMessages:
         return self.channel + channel + self.message
 
 
-LAYOUTS: tuple[type, ...] = (MarkedCalls, JsonCalls, ChannelMessages)
+@dataclass(frozen=True)
+class PythonicCalls:
+    """Layout: calls written as Python calls, ``NAME(KEY=VALUE, …)`` (the
+    :class:`PythonArguments` style), joined by the separator: in one Python list
+    (``array=("[", "]")``: Llama 4, LFM2) or not (OLMo 3 writes one a line), the whole answer
+    (no section marker: an answer that starts with ``[NAME(`` is calls; Llama 4) or between
+    the section's markers (LFM2's ``<|tool_call_start|>…<|tool_call_end|>``). ``optional_begin``
+    and ``optional_end`` are markers the model may write around its calls (Llama 4's
+    ``<|python_start|>…<|python_end|>``): read where they are, never required, never
+    generated; the begin marker announces calls after answer text too."""
+
+    name: ClassVar[str] = "pythonic_calls"
+    array: tuple[str, str] = ("[", "]")
+    optional_begin: str = ""
+    optional_end: str = ""
+
+    def holds_calls(self, tools: ToolCallFormat, text: str) -> bool:
+        if tools.section_begin:
+            return tools.section_begin in text
+        head = text.lstrip()
+        if self.optional_begin and self.optional_begin in text:
+            return True
+        return re.match(re.escape(self.array[0]) + r"\s*" + PYTHON_NAME + r"\s*\(", head) is not None
+
+    def __post_init__(self) -> None:
+        if any(self.array) and not all(self.array):
+            raise ValueError(f"a list of calls needs the text that opens and closes it (array=), got {self.array!r}")
+
+
+# A call's name as the pythonic layout reads it: an identifier, dotted names included (BFCL's
+# ``math.factorial``), and the dashes tool names have (no Python, but what a model writes).
+PYTHON_NAME = r"[A-Za-z_][A-Za-z0-9_.\-]*"
+
+
+LAYOUTS: tuple[type, ...] = (MarkedCalls, JsonCalls, ChannelMessages, PythonicCalls)
 """Every layout; each has one parser module (``thinkgate/parsing/NAME.py``) and one grammar
 module (``thinkgate/constraint/NAME.py``), ``NAME`` its ``name``."""
 
-Layout = Union[MarkedCalls, JsonCalls, ChannelMessages]
+Layout = Union[MarkedCalls, JsonCalls, ChannelMessages, PythonicCalls]
 
 
 @dataclass(frozen=True)
@@ -489,6 +523,74 @@ class LiteralArguments:
         return self.value(values)
 
 
+@dataclass(frozen=True)
+class PythonArguments:
+    """Arguments style: keyword arguments in parentheses, each value a Python literal::
+
+        (city="Paris", days=3, tags=["a", "b"], exact=True, when=None, at={"lat": 1.5})
+
+    The parser reads it as Python writes it, tolerantly: strings in either quote with Python's
+    escapes, ``True``/``False``/``None`` or JSON's ``true``/``false``/``null``, lists and
+    tuples, dicts with string keys, a trailing comma, any whitespace between; and converts it
+    into JSON text as it reads (the arguments are re-serialised, as :class:`LiteralArguments`'
+    are: ``{"city": "Paris", "days": 3}``). The grammar writes it as the family's chat template
+    does: a top-level string between ``quote`` (``escaped``: with Python's escapes; else its text
+    as is, holding neither the quote nor a backslash), booleans and null as ``literals``, a list
+    as Python's ``repr`` writes it (``lists="python"``) or as JSON (``"json"``: the template's
+    ``tojson``), a dict likewise (``dicts``). Keys are Python identifiers, in the schema's order.
+    """
+
+    quote: str = '"'
+    escaped: bool = True
+    literals: tuple[str, str, str] = ("True", "False", "None")
+    lists: Literal["python", "json"] = "python"
+    dicts: Literal["python", "json"] = "python"
+    key_pattern: ClassVar[str] = r"[A-Za-z_][A-Za-z0-9_]*"
+    key_length: ClassVar[int] = 256
+
+    def readable_key(self, key: str) -> bool:
+        return len(key) <= self.key_length and re.fullmatch(self.key_pattern, key) is not None
+
+    def value(self, value: Any, top: bool = True) -> str:
+        """A JSON value as the model writes it (``top``: an argument itself, not inside a list
+        or dict)."""
+        if isinstance(value, str):
+            if top and not self.escaped:
+                return self.quote + value + self.quote
+            return python_string(value, self.quote)
+        if isinstance(value, bool) or value is None:
+            true, false, null = self.literals if top else ("True", "False", "None")
+            return true if value is True else false if value is False else null
+        if isinstance(value, list):
+            if self.lists == "json" and top:
+                return json.dumps(value, ensure_ascii=False)
+            return "[" + ", ".join(self.value(v, top=False) for v in value) + "]"
+        if isinstance(value, dict):
+            if self.dicts == "json" and top:
+                return json.dumps(value, ensure_ascii=False)
+            return "{" + ", ".join(python_string(k, self.quote) + ": " + self.value(v, top=False) for k, v in value.items()) + "}"
+        return json.dumps(value)
+
+    def render(self, arguments: str) -> str:
+        """JSON ``arguments`` (an object) as the keyword arguments, parentheses included."""
+        values = json.loads(arguments)
+        if not isinstance(values, dict):
+            raise ValueError(f"arguments must be a JSON object to be written as keyword arguments, not {arguments!r}")
+        bad = [k for k in values if not self.readable_key(k)]
+        if bad:
+            raise ValueError(f"{bad[0]!r} cannot be a keyword argument's name (a name matches {self.key_pattern})")
+        return "(" + ", ".join(f"{k}={self.value(v)}" for k, v in values.items()) + ")"
+
+
+def python_string(text: str, quote: str = '"') -> str:
+    """``text`` as a Python string literal between ``quote``, escaped as JSON escapes it (each
+    escape meaning in Python what it means in JSON), the other quote left bare."""
+    body = json.dumps(text, ensure_ascii=False)[1:-1]
+    if quote == "'":
+        body = body.replace('\\"', '"').replace("'", "\\'")
+    return quote + body + quote
+
+
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is no JSON value")
 
@@ -542,7 +644,7 @@ def admits_free_keys(schema: Any) -> bool:
     return schema.get("additionalProperties", bare) is not False
 
 
-Arguments = Union[JsonArguments, CallObject, XmlArguments, LiteralArguments]
+Arguments = Union[JsonArguments, CallObject, XmlArguments, LiteralArguments, PythonArguments]
 
 
 @dataclass(frozen=True)
@@ -591,6 +693,8 @@ class ToolCallFormat:
             raise ValueError("calls as JSON objects (JsonCalls) write their arguments inside a call object: arguments=CallObject(...)")
         if isinstance(self.layout, ChannelMessages) and not isinstance(self.arguments, JsonArguments):
             raise ValueError("channel messages write a call's arguments as a JSON object: arguments=JsonArguments()")
+        if isinstance(self.layout, PythonicCalls) != isinstance(self.arguments, PythonArguments):
+            raise ValueError("Python calls (PythonicCalls) and keyword arguments (PythonArguments) go together")
         if self.id_length < 0:
             raise ValueError(f"id_length must be 0 (thinkgate's own ids) or a positive length, not {self.id_length}")
         kinds = {is_text(m) for m in self.markers}
@@ -612,17 +716,26 @@ class ToolCallFormat:
         return self.arguments if isinstance(self.arguments, LiteralArguments) else None
 
     @property
+    def python(self) -> Optional[PythonArguments]:
+        return self.arguments if isinstance(self.arguments, PythonArguments) else None
+
+    @property
     def array(self) -> tuple[str, str]:
-        return self.layout.array if isinstance(self.layout, JsonCalls) else ("", "")
+        return self.layout.array if isinstance(self.layout, (JsonCalls, PythonicCalls)) else ("", "")
 
     @property
     def bare(self) -> bool:
-        """Calls with no marker at all: an answer that starts with a call object is calls."""
+        """Calls as JSON objects with no marker at all: an answer that starts with a call object
+        is calls."""
         return isinstance(self.layout, JsonCalls) and not any(self.layout.array)
 
     @property
     def optional_begin(self) -> str:
-        return self.layout.optional_begin if isinstance(self.layout, JsonCalls) else ""
+        return self.layout.optional_begin if isinstance(self.layout, (JsonCalls, PythonicCalls)) else ""
+
+    @property
+    def optional_end(self) -> str:
+        return self.layout.optional_end if isinstance(self.layout, PythonicCalls) else ""
 
     @property
     def name_key(self) -> str:
@@ -665,7 +778,7 @@ class ToolCallFormat:
     def markers(self) -> tuple[str, ...]:
         """Every marker of the tool markup, in a fixed order (a layout without section markers
         or a separator token has none of those)."""
-        own = (self.section_begin, self.section_end, self.call_begin, self.call_end, self.sep, self.id_marker, self.optional_begin)
+        own = (self.section_begin, self.section_end, self.call_begin, self.call_end, self.sep, self.id_marker, self.optional_begin, self.optional_end)
         more = self.messages.markers if self.messages is not None else ()
         if self.literal is not None:  # the string delimiter: a token of its own
             more = (*more, *self.literal.markers)
@@ -725,6 +838,8 @@ class ToolCallFormat:
             arguments = self.xml.render(arguments)
         elif self.literal is not None:
             arguments = self.literal.render(arguments)
+        elif self.python is not None:
+            arguments = self.python.render(arguments)
         return self._call_around(name, arguments, index, call_id)
 
     def _call_around(self, name: str, arguments: str, index: Optional[int] = None, call_id: str = "") -> str:

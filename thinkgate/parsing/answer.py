@@ -29,6 +29,7 @@ class AnswerStages:
         headless: str = "",
         after_reasoning: str = "",
         start_headless: Callable[..., int] | None = None,
+        announcers: tuple[str, ...] = (),
     ) -> None:
         self.d = driver
         tools = fmt.tools
@@ -38,7 +39,10 @@ class AnswerStages:
         # a call written without its begin marker, announced by its header's opening text
         self.headless = headless
         self._start_headless = start_headless
-        markers = (*self.tool_markers, headless)
+        # text (or markers) that may announce calls where no marker opens them: the layout's
+        # start_headless(at, announcer) decides (a pythonic layout's "[NAME(")
+        self._announcers = announcers
+        markers = (*self.tool_markers, headless, *announcers)
         # the answer's framing (Kimi-K3's response element around it): markup, dropped
         self._framing = () if driver.verbatim else fmt.framing
         # reasoning opened again after answer text (see ``ReasoningFormat.reopens``)
@@ -200,6 +204,9 @@ class AnswerStages:
         if m == self.headless:
             self.section_return = Stage.CONTENT
             return self._start_headless(p)  # type: ignore[misc]
+        if m in self._announcers:
+            self.section_return = Stage.CONTENT
+            return self._start_headless(p, m)  # type: ignore[misc]
         d.mark()
         return self.enter_calls(buf, m, p, credits, Stage.CONTENT)
 

@@ -6,7 +6,8 @@ Every reader offers the same interface to the call tracker (``feed``, ``done``, 
 (:class:`~thinkgate.parsing.json_scanner.JsonScanner`), parameters written as text and typed by
 the tool's schema (:class:`~thinkgate.parsing.xml_arguments.XmlArgumentsScanner`), an object literal converted
 to JSON as it is read (:class:`~thinkgate.parsing.literal_arguments.LiteralArgumentsScanner`,
-which also takes the delta's token credits), or a call
+which also takes the delta's token credits), Python keyword arguments likewise
+(:class:`~thinkgate.parsing.python_arguments.PythonArgumentsScanner`), or a call
 object holding the name beside the arguments
 (:class:`~thinkgate.parsing.json_wrapper.JsonWrapperScanner`, which also offers the ``name``
 once it has read it).
@@ -25,6 +26,7 @@ from ..formats.base import loads_json
 from .json_scanner import JsonScanner
 from .json_wrapper import JsonWrapperScanner
 from .literal_arguments import LiteralArgumentsScanner
+from .python_arguments import PythonArgumentsScanner
 from .xml_arguments import XmlArgumentsScanner
 
 
@@ -37,12 +39,14 @@ def arguments_reader(tools: ToolCallFormat, parameters: Any = None, checked: boo
         return XmlArgumentsScanner(xml, parameters, footer="".join(tools.footer.split()), free_keys=not checked)
     if tools.literal is not None:
         return LiteralArgumentsScanner(tools.literal)
+    if tools.python is not None:
+        return PythonArgumentsScanner(tools.python)
     return JsonScanner()
 
 
-def call_object_reader(tools: ToolCallFormat) -> JsonWrapperScanner:
+def call_object_reader(tools: ToolCallFormat, read_also: tuple[str, ...] = ()) -> JsonWrapperScanner:
     """What reads a call object: its name and its arguments together."""
-    return JsonWrapperScanner(tools.name_key, tools.arguments_key, tools.id_key, tools.arguments_read_also)
+    return JsonWrapperScanner(tools.name_key, tools.arguments_key, tools.id_key, (*tools.arguments_read_also, *read_also))
 
 
 log = logging.getLogger("thinkgate.parsing")

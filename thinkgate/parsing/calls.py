@@ -81,7 +81,7 @@ class CallTracker:
         if call_id is default_call_id and fmt.tools.id_length:
             call_id = short_call_id(fmt.tools.id_length)
         self._call_id = call_id
-        self._json_object = fmt.tools.call_object_layout
+        self._json_object = self._object_layout = fmt.tools.call_object_layout
         # A call object that carries its id after the arguments (Mistral's array) starts when it
         # closes: its first delta must carry that id.
         self._start_at_close = self._json_object and bool(fmt.tools.id_key)
@@ -117,6 +117,7 @@ class CallTracker:
         self._call_id_value = ""
         self.pending_error: str | None = None
         self._reader: Any = None
+        self._json_object = getattr(self, "_object_layout", False)  # (a call object read where the layout has none)
         self._suspect: str | None = None
         self._suspect_spelled = 0  # the length of its text as written
         self._suspect_raw = 0
@@ -139,9 +140,11 @@ class CallTracker:
             self.d.out.append(ToolCallArgumentsDelta(self._call_index, "{}"))
         self._complete()
 
-    def read_call_object(self) -> None:
-        """A call object begins here: its name and arguments are read together."""
-        self._reader = call_object_reader(self.fmt.tools)
+    def read_call_object(self, read_also: tuple[str, ...] = ()) -> None:
+        """A call object begins here: its name and arguments are read together (``read_also``:
+        more keys its arguments may stand under, where the layout writes no call objects)."""
+        self._reader = call_object_reader(self.fmt.tools, read_also)
+        self._json_object = True
         self.d.stage = self.layout.ARGUMENTS
 
     def start(self, name: str) -> None:

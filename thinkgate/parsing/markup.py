@@ -20,7 +20,8 @@ from .stages import Reading, Stage
 class Markup:
     """The shared stages, built for one output. ``calls_after_content`` overrides the
     request's; ``then`` is :class:`CallEndStages`'; ``start_headless(at)`` reads a call whose
-    begin marker was left out, from its header at ``at`` (see ``MarkedCalls.headless``)."""
+    begin marker was left out, from its header at ``at`` (see ``MarkedCalls.headless``), and
+    ``start_headless(at, announcer)`` what one of ``announcers`` found in the answer may open."""
 
     def __init__(
         self,
@@ -32,6 +33,7 @@ class Markup:
         calls_after_content: bool | None = None,
         then: Callable[[], None] | None = None,
         start_headless: Callable[..., int] | None = None,
+        announcers: tuple[str, ...] = (),
     ) -> None:
         self.d = driver
         self.calls = calls
@@ -41,7 +43,8 @@ class Markup:
         headless = fmt.tools.headless_begin if start_headless is not None and calls.knows_tools else ""
         after_reasoning = fmt.tools.headless_after_reasoning if start_headless is not None else ""
         self.answer = AnswerStages(
-            driver, fmt, calls_after_content=calls_after_content, headless=headless, after_reasoning=after_reasoning, start_headless=start_headless
+            driver, fmt, calls_after_content=calls_after_content, headless=headless, after_reasoning=after_reasoning, start_headless=start_headless,
+            announcers=announcers,
         )
         self.reasoning = ReasoningStages(
             driver,

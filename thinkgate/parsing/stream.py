@@ -7,7 +7,7 @@ from typing import Any, Optional
 
 from ..formats import ChatFormat, Thinking, get_format
 from .events import Event
-from . import channel_messages, json_calls, marked_calls
+from . import channel_messages, json_calls, marked_calls, pythonic_calls
 from .message import Message, MessageBuilder
 from .openai import render_deltas
 from .calls import CallTracker, default_call_id
@@ -18,7 +18,7 @@ from ..formats.strict import DEFAULT_STRICT, check_strict, function_strict, tool
 from ..formats.tokens import marker_token_ids
 
 # One parser module per layout, named as the layout is (see thinkgate.formats.LAYOUTS).
-_PARSERS = {m.__name__.rsplit(".", 1)[1]: m for m in (marked_calls, json_calls, channel_messages)}
+_PARSERS = {m.__name__.rsplit(".", 1)[1]: m for m in (marked_calls, json_calls, channel_messages, pythonic_calls)}
 
 
 def tool_parameters(tools: Optional[Iterable[Any]]) -> dict[str, Any]:

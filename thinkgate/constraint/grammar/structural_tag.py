@@ -17,7 +17,7 @@ from typing import Any, Optional
 
 from ...formats import ChatFormat, Thinking, get_format, is_text
 from ...formats.strict import DEFAULT_STRICT, check_strict, function_strict, tool_level
-from . import channel_messages, json_calls, marked_calls
+from . import channel_messages, json_calls, marked_calls, pythonic_calls
 from .json_answer import answer_tag, holds_answer, prepare_answer
 from ..schemas.schema import PreparedSchema, prepare
 from ..schemas.schema_exact import exact_schema, exact_strings
@@ -27,7 +27,7 @@ from ...formats.tokens import own_text
 
 DEFAULT_MAX_WHITESPACE = 8
 # One grammar module per layout, named as the layout is (see thinkgate.formats.LAYOUTS).
-_LAYOUTS = {m.__name__.rsplit(".", 1)[1]: m for m in (marked_calls, json_calls, channel_messages)}
+_LAYOUTS = {m.__name__.rsplit(".", 1)[1]: m for m in (marked_calls, json_calls, channel_messages, pythonic_calls)}
 
 
 @dataclass
@@ -320,7 +320,7 @@ def _standalone(spec: ToolSpec, t: Any, unsupported: str) -> ToolSpec:
     s = spec.schema
     # below level 2 the schema held is not the tool's own: the refusal says which it is
     where = s.where if spec.level >= 2 else f"{s.where} (strict level {spec.level}: any JSON object)"
-    if t.literal is not None:
+    if t.literal is not None or t.python is not None:
         return spec
     if t.xml is not None:
         return replace(spec, schema=replace(s, bounded_schema=exact_schema(s.bounded_schema, where, unsupported, json=False)))

@@ -61,10 +61,11 @@ log = logging.getLogger("thinkgate.constraint")
 # The first bytes of the tokens that begin a suffix the walk prefers: what closes (a string, a
 # container, a tag), never a value's own text.
 _SPACE = frozenset(b" \t\r\n")
-_CLOSING = frozenset(bytes([b]) for b in b'"}])></\n')
-# Bytes the walk tries first where it spells text itself (each at most twice a walk): closers,
-# then the separators that patterns such as an email's or a URI's need.
-_PREFERRED = b'"}]>/<@.:=,-_aA0'
+_CLOSING = frozenset(bytes([b]) for b in b'"\'}])></\n')
+# Bytes the walk tries first where it spells text itself (each at most twice a walk): closers
+# (Python's among them: a string in single quotes, keyword arguments' parenthesis), then the
+# separators that patterns such as an email's or a URI's need.
+_PREFERRED = b'"}])>\'/<@.:=,-_aA0'
 
 
 class FinishPlan:
