@@ -15,7 +15,7 @@ from sglang.srt.sampling.custom_logit_processor import CustomLogitProcessor
 
 from schemas import GET_WEATHER, SET_ALARM
 from thinkgate.demo import build_tiny_model
-from thinkgate.formats import LiteralArguments, get_format, names
+from thinkgate.formats import LiteralArguments, PythonArguments, get_format, names
 from thinkgate.integrations.sglang import ThinkgateLogitProcessor, custom_params, register
 
 TOOLS = [GET_WEATHER, SET_ALARM]
@@ -103,8 +103,8 @@ def test_detectors_parse_through_function_call_parser(fmt):
     name = "thinkgate_" + fmt.name
     assert name in FunctionCallParser.ToolCallParserEnum
     tools = [Tool(type="function", function=Function(name=t["function"]["name"], parameters=t["function"]["parameters"])) for t in TOOLS]
-    # JSON arguments come back as written; parameters (tagged_xml) as thinkgate writes their JSON
-    ascii_escapes = fmt.tools.xml is None
+    # JSON arguments come back as written; parameters (tagged_xml) and Python arguments as thinkgate writes their JSON
+    ascii_escapes = fmt.tools.xml is None and not isinstance(fmt.tools.arguments, PythonArguments)
     args = [json.dumps({"city": "Paris", "days": 2}), json.dumps({"time": "07:30", "label": "a<｜}```"}, ensure_ascii=ascii_escapes)]
     literal = fmt.tools.arguments
     if isinstance(literal, LiteralArguments):  # Gemma 4: the literal comes back as JSON, keys in its order

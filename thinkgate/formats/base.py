@@ -276,10 +276,10 @@ class PythonicCalls:
     def holds_calls(self, tools: ToolCallFormat, text: str) -> bool:
         if tools.section_begin:
             return tools.section_begin in text
-        head = text.lstrip()
         if self.optional_begin and self.optional_begin in text:
             return True
-        return re.match(re.escape(self.array[0]) + r"\s*" + PYTHON_NAME + r"\s*\(", head) is not None
+        # the parser reads '[NAME(' as calls at the answer's start and after its text alike
+        return re.search(re.escape(self.array[0]) + r"\s*" + PYTHON_NAME + r"\s*\(", text) is not None
 
     def __post_init__(self) -> None:
         if any(self.array) and not all(self.array):
@@ -854,9 +854,12 @@ class ToolCallFormat:
         """One call to ``name`` as the whole tool markup: ``(begin, end, trigger)``, the text
         before its arguments (a call object's arguments value), the text after them, and the
         text that announces it (the opening marker; for calls with none, the call object's
-        opening up to the name)."""
+        opening up to the name, or a Python list's bracket)."""
         begin, _, end = self.section_around(self._call_around(name, "\0")).partition("\0")
-        trigger = self.trigger or "{" + json.dumps(self.name_key) + ': "'
+        if isinstance(self.layout, PythonicCalls):
+            trigger = self.trigger or self.array[0]
+        else:
+            trigger = self.trigger or "{" + json.dumps(self.name_key) + ': "'
         return begin, end, trigger
 
     def holds_calls(self, text: str) -> bool:
