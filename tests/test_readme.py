@@ -26,7 +26,9 @@ def test_ci_runs_exactly_the_readme_test_command():
     # and the coverage run the section gives after it
     section = README.split("## Test", 1)[1].split("\n## ", 1)[0]
     commands = [b.strip() for b in re.findall(r"```bash\n(.*?)\n```", section, re.S)]
-    assert len(commands) == 2 and "--cov-fail-under" in commands[1] and commands[1] in ci
+    assert len(commands) == 3 and "--cov-fail-under" in commands[1] and commands[1] in ci
+    # and the per-format suites on the formats the default run leaves to CI
+    assert commands[2].startswith("THINKGATE_TEST_FORMATS=rest ") and commands[2] in ci
     # the set-up's installs, as CI runs them (CI's machine has the CPU build of torch on disk, so
     # it needs no index for it)
     for line in _first_bash_block_after("## Set up").splitlines():
