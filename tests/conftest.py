@@ -171,6 +171,9 @@ _TOKENIZER_FIXTURES = {
 
 
 _STAND_INS: dict = {}
+# Formats whose tokenizer has their parameter tags as special tokens too (as GLM's has: see
+# load_glm_like_tokenizer): Hy3's and Hy4's <arg_key>/<arg_value> tags.
+_PARAMETER_TAG_TOKENS = {"hy_v3", "hy_v3_preview", "hy_v4"}
 
 
 @pytest.fixture
@@ -189,6 +192,8 @@ def tokenizer_for(request):
             return deepseek
         if fmt.name not in _STAND_INS:
             _STAND_INS[fmt.name] = tokenizer_with_markers(fmt)
+            if fmt.name in _PARAMETER_TAG_TOKENS:  # the parameter tags as tokens, as in the real one
+                _STAND_INS[fmt.name].add_tokens(list(fmt.tools.xml.markers), special_tokens=True)
         return _STAND_INS[fmt.name]
 
     return pick

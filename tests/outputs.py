@@ -283,7 +283,8 @@ def outputs(draw, fmt: ChatFormat, thinking: bool, allow_broken: bool = False) -
         content = content.lstrip()
     styled = xml_arguments(fmt) if t.xml else literal_arguments(fmt) if t.literal else python_arguments(fmt) if t.python else arguments(fmt)
     calls = draw(st.lists(st.tuples(python_names if t.python else names, styled), max_size=4))
-    bare = t.bare or (t.python is not None and not t.section_begin)
+    # (no marker before the calls: bare call objects, bare Python calls, xLAM's bare JSON array)
+    bare = t.bare or (not t.section_begin and (t.python is not None or any(t.array)))
     if t.python is not None and not t.section_begin:
         content = content.replace("[", "")  # (bare Python calls are read after text too: "[NAME(" would be one)
     if bare:

@@ -16,6 +16,7 @@ import jsonschema
 import pytest
 import torch
 
+from format_matrix import formats_under_test
 from helpers import RandomLogits
 from schemas import REALISTIC, weather_and_now
 from thinkgate import parse
@@ -25,7 +26,7 @@ from thinkgate.constraint.runtime.vocabulary import vocabulary_for
 from thinkgate.formats import get_format, names
 
 # Every format whose tool markup opens with a token that can stand inside its reasoning.
-TRIGGERED = [n for n in names() if get_format(n).reasoning_trigger]
+TRIGGERED = [n for n in formats_under_test() if get_format(n).reasoning_trigger]
 CHOICES = {
     "auto": "auto",
     "required": "required",
@@ -88,8 +89,11 @@ def test_the_tool_markup_token_written_while_thinking_opens_constrained_calls(to
     tokenizer = tokenizer_for(fmt)
     grammar = compile_tool_grammar(tokenizer, fmt, REALISTIC, CHOICES[choice])
     close = grammar.think_close
+    # (where a section marker closes the calls, a walk writes another call or the end with even
+    # odds after each: twice the steps, as test_constraint_sampling's walks get)
+    steps = 700 * (2 if grammar.format.tools.section_end else 1)
     for k, at in enumerate((0, 23)):
-        ids, rg = walk(tokenizer, grammar, trigger_at=at, seed=zlib.crc32(f"{fmt}-{choice}-{k}".encode()))
+        ids, rg = walk(tokenizer, grammar, trigger_at=at, seed=zlib.crc32(f"{fmt}-{choice}-{k}".encode()), steps=steps)
         assert rg.is_terminated(), (fmt, choice, at, rg.phase, rg.error)
         assert ids[at] == grammar.reasoning_trigger and close not in ids[at:]
         m = read(tokenizer, fmt, ids)
@@ -168,7 +172,7 @@ def test_a_thinking_budget_never_cuts_into_a_call_begun_inside_it(tokenizer_for,
 # A required call within max_tokens: formats whose thinking ends in the answer's grammar (not
 # harmony's, whose close is followed by another message's header) at a close token (reasoning
 # whose markers are text, Kimi-K3's, is held by the grammar: the reasoner makes no room there).
-ROOMY = [n for n in names() if get_format(n).reasoning.present and get_format(n).tools.messages is None and not get_format(n).text_reasoning]
+ROOMY = [n for n in formats_under_test() if get_format(n).reasoning.present and get_format(n).tools.messages is None and not get_format(n).text_reasoning]
 
 
 # (each format under one of the two choices, in turn: the default run's budget)

@@ -299,7 +299,7 @@ def test_every_mistake_is_found_before_the_model_loads(tiny, tmp_path, capsys, n
         (["--model", str(tiny), "--input", str(tmp_path / "missing.jsonl")], f"input {tmp_path / 'missing.jsonl'} does not exist"),
         (["--model", str(tiny), "--input", str(src), "--output", str(tmp_path / "nowhere" / "out.jsonl")], f"output directory {tmp_path / 'nowhere'} does not exist"),
         (["--model", str(tiny), "--input", str(src), "--output", str(tmp_path)], "is a directory; name a file"),
-        (["--model", str(tiny), "--input", str(src), "--format", "deepseek_r9"], "unknown format 'deepseek_r9'; known: deepseek_r1"),
+        (["--model", str(tiny), "--input", str(src), "--format", "deepseek_r9"], "unknown format 'deepseek_r9'; known: apertus, apriel"),
         (["--model", str(tmp_path / "no-such-model"), "--input", str(src)], f"model directory {tmp_path / 'no-such-model'} does not exist"),
         (["--model", "./models/typo", "--input", str(src)], "model directory ./models/typo does not exist"),
         (["--model", str(tmp_path), "--input", str(src)], "holds no config.json"),

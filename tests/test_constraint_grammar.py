@@ -8,6 +8,7 @@ import threading
 import pytest
 import xgrammar as xgr
 
+from format_matrix import formats_under_test
 from schemas import GET_WEATHER, REALISTIC
 from thinkgate.constraint import ReasonerGrammar, build_structural_tag, compile_tool_grammar, grammar_cache
 from thinkgate.formats import DEEPSEEK_R1, DEEPSEEK_V3_1
@@ -187,7 +188,7 @@ def test_grammars_compiled_one_after_another_keep_their_own_markers(tokenizer):
     assert m.accept_token(tokenizer.convert_tokens_to_ids(t.sep))
 
 
-@pytest.mark.parametrize("name", __import__("thinkgate.formats", fromlist=["names"]).names())
+@pytest.mark.parametrize("name", formats_under_test())
 def test_without_a_tokenizer_every_format_gives_a_tag_with_markers_as_text(tokenizer, name):
     # (xgrammar refuses a triggered tag of unbounded content with no end text: the JSON array's
     # calls end at its "]")

@@ -19,6 +19,7 @@ import pytest
 import torch
 import xgrammar as xgr
 
+from format_matrix import formats_under_test
 from helpers import RandomLogits
 from schemas import REALISTIC
 from thinkgate import parse
@@ -26,9 +27,9 @@ from thinkgate.constraint import BatchMasker, ReasonerGrammar, compile_tool_gram
 from thinkgate.constraint.runtime.vocabulary import vocabulary_for
 from thinkgate.formats import get_format, is_text, names
 
-# Every registered format but DeepSeek V3-0324, which writes R1's calls (a format added to the
-# registry is sampled here without further ado).
-FORMATS = [n for n in names() if n != "deepseek_v3"]
+# One registered format of each kind (tests/format_matrix.py: a format added to the registry is
+# sampled here, in the default run or CI's run of the rest, without further ado).
+FORMATS = formats_under_test()
 CHOICES = {
     "required": "required",
     "named": {"type": "function", "function": {"name": "book_flight"}},
@@ -55,6 +56,18 @@ SCHEMAS = {t["function"]["name"]: t["function"]["parameters"] for t in REALISTIC
 VALIDATOR = {n: jsonschema.Draft202012Validator(s, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER) for n, s in SCHEMAS.items()}
 MAX_TOKENS = 600
 SAMPLES = 3  # walks per case in the default run
+# A walk writes a few calls: a format whose markup for one call takes more tokens than this (PLaMo
+# 3's tags are three tokens each) walks proportionally longer, so that its walks end as often.
+MARKUP_TOKENS = 30
+
+
+def walk_budget(tokenizer, tools):
+    """The steps a walk may take: MAX_TOKENS, more where one call's markup is long, and twice
+    that where a section marker closes the calls (after each call the walk writes another or the
+    section's end with even odds: two calls on average, where an end of sequence among the
+    choices would stop it after one)."""
+    markup = len(tokenizer.encode(tools.section_text([("f", "{}")]), add_special_tokens=False)) if tools.messages is None else 0
+    return max(MAX_TOKENS, MAX_TOKENS * markup // MARKUP_TOKENS) * (2 if tools.section_end and tools.xml else 1)
 
 
 def sample_batch(tokenizer, fmt, choice, thinking, n, seed, batch=25, via_logits=True, strict=2, close_after=None):
@@ -80,10 +93,14 @@ def sample_batch(tokenizer, fmt, choice, thinking, n, seed, batch=25, via_logits
     elif is_text(t.trigger):  # a text marker: the tokens that spell it (after the answer's close)
         trigger, delay = tokenizer.encode(grammar.format.answer[1] + t.trigger, add_special_tokens=False), 3
     else:
-        trigger, delay = [vocab.token_id(t.trigger)], 3
+        # (at once where a text answer has markers of its own: the answer opens with them or
+        # with the tool markup, Cohere's <|START_RESPONSE|> or <|START_ACTION|>)
+        trigger, delay = [vocab.token_id(t.trigger)], 0 if grammar.format.response[0] else 3
     eos = grammar.stop_ids[0]
     # none: the answer is ended after a few tokens, with what closes it where the format writes that
-    ending = tokenizer.encode(grammar.format.answer[1] + grammar.format.turn_end, add_special_tokens=False) if grammar.format.turn_end else []
+    # (or the text answer's close: Cohere's <|END_RESPONSE|>)
+    f = grammar.format
+    ending = tokenizer.encode(f.answer[1] + f.response[1] + f.turn_end, add_special_tokens=False) if f.turn_end or f.response[1] else []
     closers = torch.tensor(sorted({*vocab.control_ids, *grammar.stop_ids, *(i for i, b in enumerate(vocab.token_bytes) if b and not b.strip(b'"}])\''))}))
     # parameters written as text close with text: the walk spells it on, token by token
     closings = [tokenizer.encode(str(x), add_special_tokens=False) for x in (t.xml.value_close, t.footer, t.call_end, t.section_end) if x] if t.xml else []
@@ -96,7 +113,7 @@ def sample_batch(tokenizer, fmt, choice, thinking, n, seed, batch=25, via_logits
         masker = BatchMasker(vocab.size, rows)
         ids = [[] for _ in range(rows)]
         live = list(range(rows))
-        for step in range(MAX_TOKENS):
+        for step in range(walk_budget(tokenizer, t)):
             if not live:
                 break
             if via_logits:
@@ -181,6 +198,8 @@ def check(tokenizer, fmt, choice, thinking, samples, strict=2):
     that break their tool's schema (valid calls all the same)."""
     verdicts = Counter()
     control = vocabulary_for(tokenizer).control_ids
+    # the answer's own framing tokens (Cohere's <|START_RESPONSE|>) are no tool markup
+    framing = {vocabulary_for(tokenizer).token_id(m) for m in get_format(fmt).framing if not is_text(m)}
     msgs = samples[0][1].grammar.format.tools.messages if samples else None
     message_id = vocabulary_for(tokenizer).token_id(msgs.message) if msgs is not None else None
     for ids, g in samples:
@@ -209,7 +228,7 @@ def check(tokenizer, fmt, choice, thinking, samples, strict=2):
         answer = body[thinking_tokens(g.grammar) if THINKING[thinking] else 0 :]
         if msgs is not None and message_id in answer:  # harmony: the answer's own header is markup
             answer = answer[answer.index(message_id) + 1 :]
-        if choice == "none" and (m.tool_calls or any(t in control for t in answer)):
+        if choice == "none" and (m.tool_calls or any(t in control and t not in framing for t in answer)):
             problems.append("tool markup or control tokens under tool_choice none")
         if choice == "auto" and not m.tool_calls:
             problems.append("the opened tool section holds no call")

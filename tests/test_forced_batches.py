@@ -13,6 +13,7 @@ import json
 import jsonschema
 import pytest
 import torch
+from format_matrix import formats_under_test, layout_kind
 from test_assisted import SCHEMAS, TOOLS, _said, tiny_model
 from transformers import LogitsProcessorList
 
@@ -64,7 +65,7 @@ def generate(model, tok, fmt, prompts, rows, loop=None, **options):
     return outputs, [m for m, _ in results], proc, passes[0]
 
 
-@pytest.mark.parametrize("name", names())
+@pytest.mark.parametrize("name", formats_under_test(layout_kind))
 def test_greedy_batches_with_forced_drafts_are_plain_greedy_batches(name, tokenizer_for):
     """Every format, one batch holding every tool_choice with thinking on and off."""
     fmt = get_format(name)

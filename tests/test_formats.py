@@ -16,9 +16,14 @@ from thinkgate.formats import (
 
 def test_registry_names_and_engine_aliases():
     assert names() == [
-        "deepseek_r1", "deepseek_v3", "deepseek_v3_1", "deepseek_v3_2", "deepseek_v4", "exaone4", "gemma4", "glm45", "glm47", "gpt_oss",
-        "granite4", "kimi_k2", "kimi_k3", "lfm2", "llama3_json", "llama4_pythonic", "minimax_m2", "mistral", "mistral_json", "nemotron_v2",
-        "olmo3", "qwen3", "qwen3_5", "qwen3_coder", "seed_oss",
+        "apertus", "apriel", "cohere_command", "deepseek_r1", "deepseek_v3", "deepseek_v3_1", "deepseek_v3_2",
+        "deepseek_v4", "deepseek_v4_1", "dots", "ernie4_5", "exaone4", "firefunction_v2", "functionary_v3_1",
+        "functiongemma", "gemma4", "gigachat3", "gigachat3_1", "gigachat3_5", "glm45", "glm47", "gpt_oss",
+        "granite3", "granite4", "granite_20b_fc", "hunyuan_a13b", "hy_v3", "hy_v3_preview", "hy_v4", "intern_s1",
+        "internlm2", "jamba", "kimi_k2", "kimi_k3", "lfm2", "ling3", "llama3_json", "llama4_pythonic", "longcat",
+        "mimo", "mimo_v2_6", "minicpm5", "minimax_m2", "mistral", "mistral_json", "nemotron_v2", "olmo3",
+        "phi4_mini", "plamo3", "poolside_v1", "qwen3", "qwen3_5", "qwen3_coder", "seed_oss", "smollm3", "step3",
+        "step3_5", "trinity", "xlam", "xlam_qwen",
     ]
     assert get_format("deepseek_r1") is DEEPSEEK_R1
     assert get_format("deepseek_v3") is DEEPSEEK_V3
@@ -35,6 +40,18 @@ def test_registry_names_and_engine_aliases():
         ("pythonic", get_format("llama4_pythonic")),
         ("lfm2.5", get_format("lfm2")),
         ("olmo3", get_format("olmo3")),
+        # issue 38's families under the names vLLM's and SGLang's parsers go by
+        ("apertus", get_format("apertus")),
+        ("cohere_command4", get_format("cohere_command")),
+        ("deepseekv41", get_format("deepseek_v4_1")),
+        ("gigachat3", get_format("gigachat3")),
+        ("hunyuan_a13b", get_format("hunyuan_a13b")),
+        ("internlm", get_format("internlm2")),
+        ("jamba", get_format("jamba")),
+        ("longcat", get_format("longcat")),
+        ("phi4_mini_json", get_format("phi4_mini")),
+        ("step3p5", get_format("step3_5")),
+        ("xlam", get_format("xlam")),
     ]
     for engine_name, fmt in engine_names:
         assert get_format(engine_name) is fmt

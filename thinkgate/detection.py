@@ -316,8 +316,16 @@ def _section_length(tools: ToolCallFormat, text: str, n: int) -> Optional[int]:
             at = text.find(body)
             # A section end left out after a single call is tolerated; after several it must be there.
             if at >= 0 and (n == 1 or text.startswith(tools.array[1] + tools.section_end, at + len(body))):
+                if not tools.trigger and _wrapped(text, at, at + len(body) + len(tools.array[1])):
+                    continue  # another format's tags around calls that have no marker (xLAM's array in <TOOLCALL>…</TOOLCALL>)
                 return len(body)
     return None
+
+
+def _wrapped(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` stands right inside a tag and its closing twin."""
+    m = re.search(r"(<[^<>\s/]{1,64}>|\[[^\[\]\s/]{1,64}\])\s*$", text[:start])
+    return m is not None and text[end:].lstrip().startswith(_twin(m.group(1)))
 
 
 def _read_probes(fmt: ChatFormat, text: str, n: int, some: bool = False) -> int:
@@ -329,6 +337,11 @@ def _read_probes(fmt: ChatFormat, text: str, n: int, some: bool = False) -> int:
         message = parse(text, format=fmt, thinking="auto", on_invalid_call="report")
         calls = [(c.name, json.loads(c.arguments)) for c in message.tool_calls]
     except Exception:  # a render this format's parser cannot read at all: no evidence for it
+        return 0
+    # the closing twin of the format's opening tag left in the text (</function_call> after
+    # calls that have no end marker): the template closes what the format does not
+    opening = [str(m).strip() for m in (fmt.tools.section_begin, fmt.tools.call_begin) if m]
+    if any(_TAG.fullmatch(m) and not m.startswith(("</", "[/")) and _twin(m) in (message.content or "") for m in opening):
         return 0
     # a value nothing types comes back as its text where the format writes parameters as text
     calls = [(name, _as_text(args)) for name, args in calls]
@@ -397,7 +410,9 @@ def _match_tools(render: Renderer, candidates: list[ChatFormat], tokenizer: Any 
         renders[call_id] = {}
         for n in (1, 2):
             texts = (render(conv, tools=_TOOLS) for conv in _tool_conversations(n, call_id))
-            renders[call_id][n] = [t for t in texts if t is not None]
+            # (a template that writes only a turn's first call, GigaChat 3's, is judged by one,
+            # as one that refuses several is)
+            renders[call_id][n] = [t for t in texts if t is not None and (n == 1 or _CALLS[1][0] in _turn(t, before))]
 
     def best(score: Callable[[ChatFormat, str, int], Optional[float]]) -> list[ChatFormat]:
         scores: list[Optional[float]] = []
@@ -491,7 +506,8 @@ def _derive_from(c: ChatFormat, slots: list[str], turn: str, n: int, tokenizer: 
                 continue  # a slot not written, or the candidate's own markers (read, not derived)
             new = {m: m.replace(m.strip(), found[i]) for i, m in enumerate(slots)}
             kept = [m for m in tools.markers if m not in new]
-            as_tokens = tokenizer is not None and all(_single_token(tokenizer, x) for x in [*new.values(), *kept])
+            # (a layout read with framing around the answer, GigaChat's, keeps its markers text)
+            as_tokens = tokenizer is not None and not c.framing and all(_single_token(tokenizer, x) for x in [*new.values(), *kept])
             kind: Callable[[str], str] = str if as_tokens else Text
             try:
                 derived_tools = _with_markers(tools, lambda m, new=new, kind=kind: kind(new.get(m, m)))
@@ -660,7 +676,8 @@ def _choose(matched: list[ChatFormat], open_: Optional[str], close: Optional[str
         # A marker no render shows is taken to be the format's own (no evidence against it).
         r = c.reasoning
         o, cl = open_ or r.open, close or r.close
-        forced = bool(o) and prompt is not None and prompt.rstrip().endswith(o)
+        # (a text marker's padding, Apriel's "Here are my reasoning steps:\n", is whitespace the prompt's end may lose)
+        forced = bool(o) and prompt is not None and prompt.rstrip().endswith(o.rstrip())
         # Not forced open: the output starts where the prompt says, else as the format says, but
         # not inside reasoning (a format that assumes it, R1, would read answers as thinking).
         default = True if forced else (r.default_thinking if r.default_thinking is not True else "auto")

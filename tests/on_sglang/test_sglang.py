@@ -15,8 +15,14 @@ from sglang.srt.sampling.custom_logit_processor import CustomLogitProcessor
 
 from schemas import GET_WEATHER, SET_ALARM
 from thinkgate.demo import build_tiny_model
-from thinkgate.formats import LiteralArguments, PythonArguments, get_format, names
+from thinkgate.formats import JsonCalls, LiteralArguments, PythonArguments, get_format, names
 from thinkgate.integrations.sglang import ThinkgateLogitProcessor, custom_params, register
+from thinkgate.formats.tokens import default_stop_ids
+from thinkgate.tokenizers import family_tokenizer
+
+# the ends of a generation with the DeepSeek tokenizer, which sets no EOS: every registered
+# format's end markers it has (<｜end▁of▁sentence｜>, and <|EOT|>, Step 3's and DeepSeek Coder's)
+ENDS = sorted(set(default_stop_ids(family_tokenizer("deepseek"))))
 
 TOOLS = [GET_WEATHER, SET_ALARM]
 SCHEMAS = {t["function"]["name"]: t["function"]["parameters"] for t in TOOLS}
@@ -110,7 +116,7 @@ def test_detectors_parse_through_function_call_parser(fmt):
     if isinstance(literal, LiteralArguments):  # Gemma 4: the literal comes back as JSON, keys in its order
         args = [json.dumps({k: v[k] for k in literal.order(v)}, ensure_ascii=False) for v in map(json.loads, args)]
     # Llama 3.x (bare_json): an answer is calls or text, so no text comes before the calls
-    said = "" if fmt.tools.bare else "Sure. "  # the space before the markup is the model's: kept
+    said = "" if fmt.tools.bare or isinstance(fmt.tools.layout, JsonCalls) and not fmt.tools.trigger else "Sure. "  # the space before the markup is the model's: kept
     text = said + fmt.tools.section_text([("get_weather", args[0]), ("set_alarm", args[1])])
     parser = FunctionCallParser(tools, name)
     assert parser.has_tool_call(text) and not parser.has_tool_call("Sure, no tools needed.")
@@ -157,7 +163,7 @@ def test_a_request_whose_grammar_fails_in_the_server_ends_alone(model_dir, monke
     logits = torch.zeros(3, 129280)
     before = logits[2].clone()
     _sglang_step(ThinkgateLogitProcessor.to_str(), logits, params)
-    assert torch.isfinite(logits[0]).nonzero().flatten().tolist() == [1]  # only <｜end▁of▁sentence｜>
+    assert torch.isfinite(logits[0]).nonzero().flatten().tolist() == ENDS  # only the ends
     assert 1 < int(torch.isfinite(logits[1]).sum()) < 129280
     assert torch.equal(logits[2], before)  # without SGLang's request it cannot be followed: untouched
 

@@ -31,6 +31,12 @@ import thinkgate.integrations.sglang as plugin
 from schemas import GET_WEATHER, SET_ALARM
 from thinkgate.demo import build_tiny_model
 from thinkgate.integrations.sglang import ThinkgateLogitProcessor, check_request, check_server_args, custom_params, processor_skip_reason
+from thinkgate.formats.tokens import default_stop_ids
+from thinkgate.tokenizers import family_tokenizer
+
+# the ends of a generation with the DeepSeek tokenizer, which sets no EOS: every registered
+# format's end markers it has (<｜end▁of▁sentence｜>, and <|EOT|>, Step 3's and DeepSeek Coder's)
+ENDS = sorted(set(default_stop_ids(family_tokenizer("deepseek"))))
 
 TOOLS = [GET_WEATHER, SET_ALARM]
 VOCAB = 129280
@@ -285,14 +291,14 @@ def test_a_verify_step_ends_the_request_by_name(model_dir, asking, finish_abort)
     logits = torch.randn(2 * 3, VOCAB, generator=torch.Generator().manual_seed(0))
     before = logits[3:].clone()
     apply_custom_logit_processor(logits, Batch([dict(asking, __req__=weakref.proxy(drafted)), None]), num_tokens_in_batch=3)
-    assert [_allowed(row) for row in logits[:3]] == [[EOS]] * 3
+    assert [_allowed(row) for row in logits[:3]] == [ENDS] * 3
     assert torch.equal(logits[3:], before)
     assert drafted.to_finish.message == "thinkgate: " + plugin._SEVERAL_ROWS and drafted.to_finish.status_code == 400
     drafted.to_finish = None
     drafted.output_ids.append(7)
     logits = torch.randn(1, VOCAB)
     apply_custom_logit_processor(logits, Batch([dict(asking, __req__=weakref.proxy(drafted))]))
-    assert _allowed(logits[0]) == [EOS] and drafted.to_finish is None  # ended once, said once
+    assert _allowed(logits[0]) == ENDS and drafted.to_finish is None  # ended once, said once
 
 
 def test_a_step_run_before_the_last_token_is_recorded_ends_the_request_by_name(model_dir, asking, finish_abort):
@@ -305,7 +311,7 @@ def test_a_step_run_before_the_last_token_is_recorded_ends_the_request_by_name(m
     in_step.output_ids.append(_first_allowed(model_dir, asking, prompt))
     logits = torch.zeros(2, VOCAB)
     apply_custom_logit_processor(logits, Batch([dict(asking, __req__=weakref.proxy(behind)), dict(asking, __req__=weakref.proxy(in_step))]))
-    assert _allowed(logits[0]) == [EOS] and behind.to_finish.message == "thinkgate: " + plugin._BEHIND
+    assert _allowed(logits[0]) == ENDS and behind.to_finish.message == "thinkgate: " + plugin._BEHIND
     assert len(_allowed(logits[1])) > 1 and in_step.to_finish is None
 
 

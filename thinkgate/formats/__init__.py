@@ -1,4 +1,9 @@
-"""Declarative descriptions of model output formats: the single source of truth for markers."""
+"""Declarative descriptions of model output formats: the single source of truth for markers.
+
+Each family's formats are one module here (``FORMATS``, its values); :data:`FAMILIES` names the
+modules whose formats thinkgate ships."""
+
+from importlib import import_module
 
 from . import deepseek, gemma, glm, harmony, kimi, lfm, llama, minimax, mistral, nemotron, olmo, qwen, seed
 from .base import (
@@ -37,8 +42,18 @@ from .qwen import EXAONE4, GRANITE4, QWEN3, QWEN3_5, QWEN3_CODER
 from .seed import SEED_OSS
 from .registry import aliases, get_format, names, register, ship
 
-for _fmt in (*deepseek.FORMATS, *qwen.FORMATS, *glm.FORMATS, *kimi.FORMATS, *mistral.FORMATS, *harmony.FORMATS, *llama.FORMATS, *minimax.FORMATS, *seed.FORMATS, *nemotron.FORMATS, *gemma.FORMATS, *lfm.FORMATS, *olmo.FORMATS):
-    ship(_fmt)
+FAMILIES: tuple[str, ...] = (
+    *("deepseek", "qwen", "glm", "kimi", "mistral", "harmony", "llama", "minimax", "seed", "nemotron", "gemma", "lfm", "olmo"),
+    # JSON calls in the family's own tags
+    *("apertus", "apriel", "cohere", "granite", "phi", "firefunction", "hunyuan", "jamba", "xlam", "internlm"),
+    *("ernie", "smollm", "mimo", "dots", "poolside", "functiongemma"),
+    # XML and parameters
+    *("minicpm", "gigachat", "step", "ling", "longcat", "plamo", "trinity", "inkling", "muse", "functionary"),
+)
+
+for _family in FAMILIES:
+    for _fmt in import_module(f"{__name__}.{_family}").FORMATS:
+        ship(_fmt)
 
 __all__ = [
     "CallObject",

@@ -196,17 +196,22 @@ class MarkedCalls:
 class JsonCalls:
     """Layout: calls as JSON call objects with no markers of their own, joined by the
     separator: the whole answer (``array`` empty: Llama 3.x, where an answer that starts with a
-    call object is calls) or one JSON array after the section marker (``array=("[", "]")``:
-    Mistral before tokenizer v11). ``optional_begin`` is a marker the model may write before its
-    calls (Llama's ``<|python_tag|>``), read where it is, never required, never generated."""
+    call object is calls) or one JSON array (``array=("[", "]")``), after the section marker
+    (Mistral before tokenizer v11) or, with no section marker, as the whole answer (xLAM: an
+    answer that starts with ``[`` and a call object is calls). ``optional_begin`` is a marker the
+    model may write before its calls (Llama's ``<|python_tag|>``), read where it is, never
+    required, never generated."""
 
     name: ClassVar[str] = "json_calls"
     array: tuple[str, str] = ("", "")
     optional_begin: str = ""
 
     def holds_calls(self, tools: ToolCallFormat, text: str) -> bool:
-        if any(self.array):
+        if any(self.array) and tools.section_begin:
             return tools.section_begin in text
+        if any(self.array):  # no marker: an answer that starts with the array and a call object
+            head = text.lstrip()
+            return head.startswith(self.array[0].strip()) and head[len(self.array[0].strip()) :].lstrip().startswith("{")
         # no marker: an answer that starts with a call object
         head = text.lstrip()
         return head.startswith("{") or bool(self.optional_begin) and head.startswith(self.optional_begin)
@@ -317,6 +322,17 @@ class CallObject:
     # Other keys models write the arguments under, which the parser reads as ``arguments_key``
     # (the grammar writes only ``arguments_key``).
     read_also: tuple[str, ...] = ()
+    # The tool's name is the object's one key and the arguments its value (Apertus:
+    # ``{"get_weather": {"city": "Paris"}}``); ``name_key`` and ``arguments_key`` are unused.
+    name_as_key: bool = False
+    # A key the chat template writes first, its value the call's number as a string (Cohere's
+    # ``{"tool_call_id": "0", "tool_name": …}``): the grammar writes it (digits), the parser
+    # reads it as the object's framing (a count across the conversation, no id of the call).
+    index_key: str = ""
+
+    def __post_init__(self) -> None:
+        if self.name_as_key and (self.id_key or self.index_key):
+            raise ValueError("a call object whose one key is the tool's name holds no id or index key")
 
 
 @dataclass(frozen=True)
@@ -344,10 +360,12 @@ class XmlArguments:
         <|open|>argument key="city" type="string"<|sep|>Paris<|close|>argument<|sep|>
         <｜DSML｜parameter name="days" string="false">3</｜DSML｜parameter>
 
-    ``style`` names xgrammar's JSON-schema style that enforces the same text. A value is its text
-    verbatim but for ``padding`` once on each side (the template's framing); the grammar lets no
-    other whitespace stand around a value, so what the parser reads is what the grammar held to
-    the schema. ``after`` is what the template writes after each parameter.
+    ``style`` names xgrammar's JSON-schema style that enforces the same text; where the format's
+    tags are another spelling of the style's (MiniCPM 5's ``<param name="K">`` for MiniMax-M2's
+    ``<parameter name="K">``), the grammar writes the format's. A value is its text verbatim but
+    for ``padding`` once on each side (the template's framing); the grammar lets no other
+    whitespace stand around a value, so what the parser reads is what the grammar held to the
+    schema. ``after`` is what the template writes after each parameter.
     """
 
     style: str
@@ -364,6 +382,10 @@ class XmlArguments:
     # ``(type, word)`` pairs, where it is not the type's name (DSML: ``true`` for a string,
     # ``false`` for any other).
     type_words: tuple[tuple[str, str], ...] = ()
+    # The text around a value that a template wraps some values in, read as markup where the
+    # value is written whole inside it (MiniCPM 5's ``<![CDATA[``…``]]>`` around a string that
+    # holds ``<``, ``&`` or a newline); the grammar writes values bare.
+    cdata: tuple[str, str] = ("", "")
     # What a parameter's name may be (the parser reads no other; a schema with another
     # property name is refused for these formats), and how long.
     name_pattern: str = r"[^\s<>\"'/=]+"
@@ -379,6 +401,8 @@ class XmlArguments:
         return f"^[A-Za-z_][A-Za-z0-9_]{{0,{self.name_length - 1}}}$"
 
     def __post_init__(self) -> None:
+        if any(self.cdata) and not all(self.cdata):
+            raise ValueError(f"a value's wrapper (cdata=) is the text that opens it and the text that closes it, not {self.cdata!r}")
         if self.key_close.count(TYPE) > 1 or self.key_close.endswith(TYPE):
             raise ValueError(f"key_close holds the {TYPE} placeholder at most once, with text after it: {self.key_close!r}")
 
@@ -754,6 +778,14 @@ class ToolCallFormat:
         return self.arguments.id_key if isinstance(self.arguments, CallObject) else ""
 
     @property
+    def name_as_key(self) -> bool:
+        return isinstance(self.arguments, CallObject) and self.arguments.name_as_key
+
+    @property
+    def index_key(self) -> str:
+        return self.arguments.index_key if isinstance(self.arguments, CallObject) else ""
+
+    @property
     def call_object_layout(self) -> bool:
         """Whether a call is one JSON object holding both the name and the arguments."""
         return isinstance(self.arguments, CallObject)
@@ -826,11 +858,15 @@ class ToolCallFormat:
         values = {"sep": re.escape(self.sep), "name": re.escape(name), "index": "[0-9]+", "id": ""}
         return "".join(values.get(kind, re.escape(text)) for kind, text in template_parts(self.header))
 
-    def call_object(self, name: str, arguments: str, call_id: str = "") -> str:
+    def call_object(self, name: str, arguments: str, call_id: str = "", index: Optional[int] = None) -> str:
         """Call-object layouts: the object that names the tool and holds its arguments (and,
-        given one where the format has an ``id_key``, the call's id, as templates write it back)."""
+        given one where the format has an ``id_key``, the call's id, as templates write it back;
+        where it has an ``index_key``, the call's number ``index``, by default the first)."""
+        if self.name_as_key:
+            return "{" + json.dumps(name) + ": " + arguments + "}"
         own = ", " + json.dumps(self.id_key) + ": " + json.dumps(call_id) if call_id and self.id_key else ""
-        return "{" + json.dumps(self.name_key) + ": " + json.dumps(name) + ", " + json.dumps(self.arguments_key) + ": " + arguments + own + "}"
+        lead = json.dumps(self.index_key) + ": " + json.dumps(str(self.first_index if index is None else index)) + ", " if self.index_key else ""
+        return "{" + lead + json.dumps(self.name_key) + ": " + json.dumps(name) + ", " + json.dumps(self.arguments_key) + ": " + arguments + own + "}"
 
     def call_text(self, name: str, arguments: str, index: Optional[int] = None, call_id: str = "") -> str:
         """The exact text of one call, markers included (call ``index``, by default the first)."""
@@ -844,7 +880,7 @@ class ToolCallFormat:
 
     def _call_around(self, name: str, arguments: str, index: Optional[int] = None, call_id: str = "") -> str:
         if self.call_object_layout:
-            body = self.call_object(name, arguments, call_id)
+            body = self.call_object(name, arguments, call_id, index)
         else:
             body = arguments
         header = self.header_text(name if not self.call_object_layout else "", index)
@@ -856,8 +892,10 @@ class ToolCallFormat:
         text that announces it (the opening marker; for calls with none, the call object's
         opening up to the name, or a Python list's bracket)."""
         begin, _, end = self.section_around(self._call_around(name, "\0")).partition("\0")
-        if isinstance(self.layout, PythonicCalls):
+        if isinstance(self.layout, PythonicCalls) or any(self.array):
             trigger = self.trigger or self.array[0]
+        elif self.name_as_key or self.index_key:
+            trigger = self.trigger or '{"'
         else:
             trigger = self.trigger or "{" + json.dumps(self.name_key) + ': "'
         return begin, end, trigger
@@ -890,9 +928,11 @@ class ToolCallFormat:
         out: list[HeaderPiece] = []
         for kind, text in template_parts(template):
             if kind == "sep":
-                if out and out[-1].kind in ("text", "name", "index"):
+                if not out or out[-1].kind in ("text", "name", "index"):
                     # models write a space before a marker now and then (Kimi-K2:
-                    # ``functions.get_weather:0 <|tool_call_argument_begin|>``)
+                    # ``functions.get_weather:0 <|tool_call_argument_begin|>``), and a
+                    # detokenizer puts one between two special tokens (InternLM's
+                    # ``<|action_start|> <|plugin|>``)
                     out.append(HeaderPiece("space"))
                 out.append(HeaderPiece("text" if is_text(self.sep) else "marker", self.sep))
             elif kind == "id":
@@ -964,10 +1004,11 @@ class ChatFormat:
     calls_in_reasoning: bool = True
     # Whether the tool markup's opening *text* (a :class:`Text` trigger) written while thinking
     # opens calls too, for the parser (DeepSeek V3.2 and V4 call tools while thinking; vLLM and
-    # llama.cpp read their DSML block there): the reasoning ends at it, and goes on after the
-    # calls until its close. Quoted (right after a backtick, or inside a code fence) it is
-    # reasoning text, as prose about the markup writes it. The grammar leaves thinking free:
-    # such calls are read, not constrained.
+    # llama.cpp read their DSML block there; PLaMo 3's reasoning markers are text too): the
+    # reasoning ends at it, and goes on after the calls until its close. Quoted (right after a
+    # backtick, or inside a code fence) it is reasoning text, as prose about the markup writes
+    # it. The grammar leaves thinking free (or holds it as text up to its close, where the
+    # reasoning markers are text): such calls are read, not constrained.
     text_calls_in_reasoning: bool = False
     # The markers around the answer's text (Kimi-K3's response channel): the open one written
     # right after the reasoning's close (a prompt that does not think ends in it), the close one
@@ -980,10 +1021,21 @@ class ChatFormat:
     # ``<|open|>``, ``<|sep|>``, ``<|close|>``): the grammar matches them as their text, as it
     # matches the markers, so the model writes a marker with them.
     text_tokens: tuple[str, ...] = ()
+    # The markers around an answer that is text, written instead of the tool markup (Cohere's
+    # ``<|START_RESPONSE|>…<|END_RESPONSE|>``; a turn that calls tools writes none): framing,
+    # which the parser drops and the grammar writes around a text answer (with calls in one
+    # JSON array after a marker: the layout whose grammar writes them so far).
+    response: tuple[str, str] = ("", "")
 
     def __post_init__(self) -> None:
         if any(self.answer) and not all(self.answer):
             raise ValueError(f"format {self.name!r}: the answer's markers are an open and a close one, not {self.answer!r}")
+        if any(self.response):
+            t = self.tools
+            if not all(self.response) or is_text(self.response[0]) != is_text(self.response[1]):
+                raise ValueError(f"format {self.name!r}: the markers around a text answer are an open and a close one of one kind, not {self.response!r}")
+            if any(self.answer) or not (isinstance(t.layout, JsonCalls) and any(t.array) and t.trigger):
+                raise ValueError(f"format {self.name!r}: markers around a text answer (response) are written with calls in one JSON array after a marker")
         framing = [m for m in (*self.answer, self.turn_end) if m and not is_text(m)]
         if framing:
             raise ValueError(f"format {self.name!r}: the answer's framing markers are text (Text), not tokens: {framing!r}")
@@ -1018,7 +1070,7 @@ class ChatFormat:
         if self.reasoning_trigger:
             return (self.reasoning_trigger,)
         t = self.tools.trigger
-        if self.text_calls_in_reasoning and self.reasoning.present and not self.text_reasoning and t and is_text(t):
+        if self.text_calls_in_reasoning and self.reasoning.present and t and is_text(t):
             return (t,)
         return ()
 
@@ -1030,12 +1082,13 @@ class ChatFormat:
     @property
     def markers(self) -> tuple[str, ...]:
         """Every marker of the output: reasoning, tool markup, end of sequence."""
-        return tuple(dict.fromkeys(m for m in (self.reasoning.open, self.reasoning.close, *self.answer, *self.tools.markers, self.turn_end, self.eos, *self.stops) if m))
+        return tuple(dict.fromkeys(m for m in (self.reasoning.open, self.reasoning.close, *self.answer, *self.response, *self.tools.markers, self.turn_end, self.eos, *self.stops) if m))
 
     @property
     def framing(self) -> tuple[str, ...]:
-        """The answer's framing markers (see ``answer`` and ``turn_end``), dropped where read."""
-        return tuple(m for m in (*self.answer, self.turn_end) if m)
+        """The answer's framing markers (see ``answer``, ``response`` and ``turn_end``), dropped
+        where read."""
+        return tuple(m for m in (*self.answer, *self.response, self.turn_end) if m)
 
     @property
     def token_markers(self) -> tuple[str, ...]:

@@ -1,4 +1,4 @@
-"""DeepSeek R1, V3-0324, V3.1, V3.2 and V4: the markers and layouts, as a table.
+"""DeepSeek R1, V3-0324, V3.1, V3.2, V4 and V4.1: the markers and layouts, as a table.
 
 Up to V3.1 every DeepSeek marker is a single special token of the DeepSeek tokenizer; ``｜``
 (U+FF5C) and ``▁`` (U+2581) are part of the marker text.
@@ -20,6 +20,18 @@ The template writes the block after the answer's text and ``\n\n``; a call witho
 as ``<｜DSML｜invoke name="NAME">\n\n</｜DSML｜invoke>`` (thinkgate writes one newline there;
 it reads both). Reasoning is ``<think>…</think>``: the prompt ends in ``<think>`` (thinking, the
 templates' default) or ``</think>``.
+
+V4.1 writes the same DSML with a space after ``｜DSML｜`` in every tag name and its block named
+`` calls`` (the reference encoder's ``tool_calls_block_name``, as vLLM's ``deepseek_v41_encoding``
+and SGLang's ``DeepSeekV41Detector`` spell it)::
+
+    <｜DSML｜ calls>
+    <｜DSML｜ invoke name="get_weather">
+    <｜DSML｜ parameter name="city" string="true">Paris</｜DSML｜ parameter>
+    </｜DSML｜ invoke>
+    </｜DSML｜ calls>
+
+after the answer's text and ``\n\n``; its thinking is V4's (on unless the request turns it off).
 """
 
 from .base import TYPE_NAMES, ChatFormat, ChatMarkers, MarkedCalls, ReasoningFormat, Text, ToolCallFormat, XmlArguments
@@ -113,18 +125,20 @@ TOOL_CALLS_BLOCK_END = Text(f"</{DSML}tool_calls>")
 INVOKE_BEGIN = Text(f'<{DSML}invoke name="')
 INVOKE_END = Text(f"</{DSML}invoke>\n")
 
+# the tag says only whether the value is a string: true, else false
+STRING_WORDS = tuple((t, "true" if t == "string" else "false") for t in TYPE_NAMES)
+
 DSML_PARAMETERS = XmlArguments(
     style="deepseek_xml",
     key_open=f'<{DSML}parameter name="',
     key_close='" string="{type}">',
-    # the tag says only whether the value is a string: true, else false
-    type_words=tuple((t, "true" if t == "string" else "false") for t in TYPE_NAMES),
+    type_words=STRING_WORDS,
     value_close=f"</{DSML}parameter>",
 )
 
 
-def _dsml(block: tuple[str, str]) -> ToolCallFormat:
-    return ToolCallFormat(layout=MarkedCalls(), arguments=DSML_PARAMETERS, section=block, call=(INVOKE_BEGIN, INVOKE_END), header='{name}">\n')
+def _dsml(block: tuple[str, str], invoke: tuple[str, str] = (INVOKE_BEGIN, INVOKE_END), parameters: XmlArguments = DSML_PARAMETERS) -> ToolCallFormat:
+    return ToolCallFormat(layout=MarkedCalls(), arguments=parameters, section=block, call=invoke, header='{name}">\n')
 
 
 DEEPSEEK_V3_2 = ChatFormat(
@@ -149,4 +163,30 @@ DEEPSEEK_V4 = ChatFormat(
     description="DeepSeek-V4: V3.2's DSML calls inside <｜DSML｜tool_calls>, <think> toggled",
 )
 
-FORMATS = (DEEPSEEK_R1, DEEPSEEK_V3, DEEPSEEK_V3_1, DEEPSEEK_V3_2, DEEPSEEK_V4)
+# V4.1's spaced DSML: every tag name after ``｜DSML｜`` starts with a space, the block is `` calls``.
+SPACED_DSML = f"{DSML} "
+CALLS_BLOCK_BEGIN = Text(f"<{SPACED_DSML}calls>\n")
+CALLS_BLOCK_END = Text(f"</{SPACED_DSML}calls>")
+SPACED_INVOKE_BEGIN = Text(f'<{SPACED_DSML}invoke name="')
+SPACED_INVOKE_END = Text(f"</{SPACED_DSML}invoke>\n")
+
+SPACED_DSML_PARAMETERS = XmlArguments(
+    style="deepseek_v4_1_xml",
+    key_open=f'<{SPACED_DSML}parameter name="',
+    key_close='" string="{type}">',
+    type_words=STRING_WORDS,
+    value_close=f"</{SPACED_DSML}parameter>",
+)
+
+DEEPSEEK_V4_1 = ChatFormat(
+    name="deepseek_v4_1",
+    # vLLM's V4.1 tokenizer: thinking unless thinking/enable_thinking is false (or effort "none").
+    reasoning=ReasoningFormat(open=THINK_OPEN, close=THINK_CLOSE, default_thinking=True, toggle="thinking"),
+    tools=_dsml((CALLS_BLOCK_BEGIN, CALLS_BLOCK_END), (SPACED_INVOKE_BEGIN, SPACED_INVOKE_END), SPACED_DSML_PARAMETERS),
+    eos=END_OF_SENTENCE,
+    aliases=("deepseek_v41", "deepseekv41", "deepseek-v4.1", "deepseek_v4.1", "deepseek_v4_1_flash", "deepseek-v4.1-flash"),
+    text_calls_in_reasoning=True,
+    description="DeepSeek-V4.1: spaced DSML <｜DSML｜ calls><｜DSML｜ invoke name=\"NAME\"><｜DSML｜ parameter name=\"K\" string=\"true|false\">V… as text, <think> toggled",
+)
+
+FORMATS = (DEEPSEEK_R1, DEEPSEEK_V3, DEEPSEEK_V3_1, DEEPSEEK_V3_2, DEEPSEEK_V4, DEEPSEEK_V4_1)

@@ -197,11 +197,17 @@ def written_as_text(fmt: ChatFormat | None = None) -> frozenset[str]:
     tokenizer's added token of that text stays text: text markers (and the special tokens they
     are written with), and the tags of arguments written as parameters."""
     out: set[str] = set()
-    for f in (fmt,) if fmt is not None else (get_format(name) for name in names()):
+    formats = [fmt] if fmt is not None else [get_format(name) for name in names()]
+    for f in formats:
         out.update(f.text_markers)
         out.update(f.text_tokens)
         if f.tools.xml is not None:
             out.update(f.tools.xml.markers)
+    if fmt is None:
+        # a marker one format writes as text and another as its token (Hunyuan A13B's text
+        # <think>, DeepSeek's and Qwen's token) stays a token for all: the format that writes it
+        # as text says so for its own vocabulary (own_text)
+        out -= {m for f in formats for m in f.token_markers}
     return frozenset(out)
 
 

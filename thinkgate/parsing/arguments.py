@@ -46,7 +46,7 @@ def arguments_reader(tools: ToolCallFormat, parameters: Any = None, checked: boo
 
 def call_object_reader(tools: ToolCallFormat, read_also: tuple[str, ...] = ()) -> JsonWrapperScanner:
     """What reads a call object: its name and its arguments together."""
-    return JsonWrapperScanner(tools.name_key, tools.arguments_key, tools.id_key, (*tools.arguments_read_also, *read_also))
+    return JsonWrapperScanner(tools.name_key, tools.arguments_key, tools.id_key, (*tools.arguments_read_also, *read_also), tools.name_as_key)
 
 
 log = logging.getLogger("thinkgate.parsing")

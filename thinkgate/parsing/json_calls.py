@@ -15,6 +15,11 @@ In an array (Mistral before tokenizer v11, Nemotron Nano v2)::
 
     CONTENT SECTION_BEGIN "[" CALL_OBJECT ( "," CALL_OBJECT )* "]" [SECTION_END] CONTENT
 
+or, where no section marker opens the array (xLAM), the whole answer::
+
+    "[" CALL_OBJECT ( "," CALL_OBJECT )* "]" CONTENT      an answer that starts with "[" and "{"
+    TEXT                                                  any other answer
+
 ``[TOOL_CALLS] [{"name": "get_weather", "arguments": {…}}, {"name": "now", "arguments": {}}]``:
 the section marker, then one JSON array whose items are call objects. The brackets and commas of
 the array are markup like the marker; whitespace around them is dropped. What does not fit — the
@@ -137,7 +142,10 @@ class JsonArrayCalls:
         self.d = driver
         self.calls = calls
         tools = fmt.tools
-        self.markup = Markup(driver, calls, fmt, reading, then=self._item_done)
+        # No section marker: the array is only ever the start of the answer (after text, a "["
+        # is text), found there by its "[" and the "{" of its first item.
+        self._bare = not tools.section_begin
+        self.markup = Markup(driver, calls, fmt, reading, then=self._item_done, **({"calls_after_content": False} if self._bare else {}))
         self._array_open, self._array_close = (b.strip() for b in tools.array)
         self._comma = tools.separator.strip()
         self._section_end = tools.section_end
@@ -150,10 +158,29 @@ class JsonArrayCalls:
         self.markup.start(self)
 
     def stages(self) -> dict[Stage, Handler]:
-        return self.markup.stages(self.array)
+        return self.markup.stages(self.array, content=self.answer_start if self._bare else None)
 
     def finish_stage(self) -> None:
         self.markup.finish_stage()
+
+    def answer_start(self, buf: str, pos: int, credits: Credits | None) -> int:
+        """Before the answer's first character, where no marker opens the array: is it calls?"""
+        d, answer = self.d, self.markup.answer
+        if d.content_seen or d.verbatim:
+            return answer.content(buf, pos, credits)
+        n = len(buf)
+        j = SPACE_RUN.match(buf, pos).end()  # type: ignore[union-attr]
+        opening = self._array_open
+        k = SPACE_RUN.match(buf, j + len(opening)).end() if buf.startswith(opening, j) else j  # type: ignore[union-attr]
+        if k == n or (k == j and opening.startswith(buf[j:])):
+            if not d.final:  # more text must tell
+                d.carry = buf[pos:]
+                return n
+        if k > j and k < n and buf[k] == "{":
+            answer.section_return = Stage.CONTENT
+            d.stage = Stage.SECTION
+            return j  # (the whitespace before the array: framing)
+        return answer.content(buf, pos, credits)
 
     def array(self, buf: str, pos: int, credits: Credits | None) -> int:
         d, answer = self.d, self.markup.answer

@@ -31,9 +31,12 @@ class JsonWrapperScanner:
 
     KIND = "JSON"  # what the arguments are written in, for errors
 
-    __slots__ = ("state", "error", "name", "call_id", "arguments_done", "spans", "_name_key", "_args_key", "_args_keys", "_id_key", "_key", "_value", "_value_key", "_raw_name")
+    __slots__ = ("state", "error", "name", "call_id", "arguments_done", "spans", "_name_key", "_args_key", "_args_keys", "_id_key", "_key", "_value", "_value_key", "_raw_name", "_name_as_key")
 
-    def __init__(self, name_key: str = "name", arguments_key: str = "arguments", id_key: str = "", read_also: tuple[str, ...] = ()) -> None:
+    def __init__(self, name_key: str = "name", arguments_key: str = "arguments", id_key: str = "", read_also: tuple[str, ...] = (), name_as_key: bool = False) -> None:
+        # ``name_as_key``: the object's one key is the tool's name, its value the arguments
+        # (Apertus: ``{"get_weather": {"city": "Paris"}}``)
+        self._name_as_key = name_as_key
         self._name_key = name_key
         self._args_key = arguments_key
         self._args_keys = frozenset((arguments_key, *read_also))  # the keys the arguments may stand under
@@ -135,6 +138,10 @@ class JsonWrapperScanner:
                     continue
                 if c == '"':
                     self.state = COLON
+                    if self._name_as_key and self.name is None:
+                        # the key names the tool: known as soon as its string closes
+                        self.name = _decode("".join(self._key))
+                        self._args_keys = frozenset((self.name,))
                 elif c == "\\":
                     self._key.append(c)
                     self.state = KEY_ESCAPE
@@ -155,6 +162,9 @@ class JsonWrapperScanner:
             elif st == VALUE:
                 key = _decode("".join(self._key))
                 self._value_key = key
+                if self._name_as_key and self.arguments_done:
+                    self._fail(f"the call object names its tool by its one key, and holds another ({key!r} after {self.name!r})")
+                    return i
                 if key in self._args_keys and self.arguments_done:
                     self._fail(f"the call object holds its arguments twice ({key!r} after {self._args_key!r} or its alias)")
                     return i
@@ -175,7 +185,9 @@ class JsonWrapperScanner:
 
     def _value_done(self) -> None:
         key = self._value_key
-        if key == self._name_key:
+        if self._name_as_key:
+            self.arguments_done = True
+        elif key == self._name_key:
             try:
                 name = json.loads("".join(self._raw_name))
             except ValueError:
@@ -196,7 +208,7 @@ class JsonWrapperScanner:
 
     def _close(self) -> None:
         if self.name is None:
-            self._fail(f"the call object has no {self._name_key!r}")
+            self._fail("the call object names no tool (its one key is the tool's name)" if self._name_as_key else f"the call object has no {self._name_key!r}")
         elif not self.arguments_done:
             self._fail(f"the call object has no {self._args_key!r} object")
         else:

@@ -64,9 +64,12 @@ class MarkedCalls:
         self._any_name = False  # whatever it names, it is a call
         # Calls opened by text inside the reasoning end where the reasoning closes.
         self._reasoning_close = fmt.reasoning.close if any(is_text(m) for m in fmt.reasoning_exits) else ""
+        # The answer's framing after calls with no section around them (GigaChat 3's
+        # <|message_sep|> ending the function call turn): markup, dropped as it is after text.
+        self._framing = () if driver.verbatim or self._section_end else fmt.framing
         # A stray section begin or call end inside a section is markup, dropped like the rest.
         self._in_section = MarkerSet(
-            (self._call_begin, self._section_end, self._section_begin, tools.call_end, *stops, self._headless, self._reasoning_close)
+            (self._call_begin, self._section_end, self._section_begin, tools.call_end, *stops, self._headless, self._reasoning_close, *self._framing)
         )
         # while the text after calls opened inside the reasoning is held (see AnswerStages.hold),
         # the reasoning's close may still come
@@ -116,6 +119,8 @@ class MarkedCalls:
                 d.say(text)
             return self._start_headless(p)
         d.take(credits, m)
+        if m in self._framing:
+            return d.past
         if m == self._section_end:
             answer.give_back(d.spelled(buf, p))
             d.stage = answer.section_return

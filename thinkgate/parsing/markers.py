@@ -66,7 +66,7 @@ class MarkerSet:
     stands, and whatever whitespace stands before it left to the stage reading there.
     :meth:`find` says where the spelling found ends."""
 
-    __slots__ = ("markers", "_spellings", "_exact", "_loose", "_firsts", "_first", "_longest", "_texts")
+    __slots__ = ("markers", "_spellings", "_exact", "_loose", "_firsts", "_first", "_longest", "_texts", "_prefixes")
 
     def __init__(self, markers: Iterable[str]) -> None:
         self.markers = tuple(dict.fromkeys(m for m in markers if m))
@@ -88,6 +88,10 @@ class MarkerSet:
         # (one search, where a delta of prose would take one per marker)
         self._first = re.compile("[" + "".join(map(_in_class, self._firsts)) + "]") if self._firsts else None
         self._longest = longest
+        # markers whose first word begins a spelling of several words of another marker: found
+        # whole, they wait while that longer one may still follow (see _longer_may_follow)
+        starts = {e[0][0] for e in entries if len(e[0]) > 1}
+        self._prefixes = frozenset(e[3] for e in entries if e[0][0] in starts and any(o[3] != e[3] and len(o[0]) > 1 and o[0][0] == e[0][0] for o in entries))
         # With token ids only text markers can arrive split across deltas: held back by these.
         texts = tuple(m for m in self.markers if is_text(m))
         self._texts = None if not texts else self if len(texts) == len(self.markers) else MarkerSet(texts)
@@ -120,7 +124,8 @@ class MarkerSet:
                     end = i + len(first)
             else:  # a text marker of several words
                 spelled = pattern.search(text, pos)
-                if spelled is not None and spelled.start() < best:
+                # (where two markers start at one place, the longer is what was written)
+                if spelled is not None and (spelled.start() < best or (spelled.start() == best and found is not None and spelled.end() > stop)):
                     i, end = spelled.start(), spelled.end()
             if end == -1:
                 continue
@@ -134,7 +139,15 @@ class MarkerSet:
             best, found, stop = i, m, end
         if found is None:
             return n, None, n
+        if not final and found in self._prefixes and self._longer_may_follow(text, best, found):
+            return n, None, n  # a longer marker beginning with this one may still be written here
         return best, found, stop
+
+    def _longer_may_follow(self, text: str, i: int, found: str) -> bool:
+        """Whether a spelling of another marker that begins with ``found``'s first word (GigaChat
+        3's ``<|message_sep|>`` ending the answer, and the same token then ``function call…``
+        opening a call) may still be what ``text[i:]`` is the beginning of."""
+        return any(m != found and len(spelling.words) > 1 and _begins(spelling, text, i) for _, _, spelling, m in self._spellings)
 
     def hold_from(self, text: str, pos: int, credits: Credits | None) -> int:
         """Where the tail that could still become a marker starts (``len(text)`` if none), its

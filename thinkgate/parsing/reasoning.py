@@ -46,6 +46,7 @@ class ReasoningStages:
         self._stops = (fmt.eos, *fmt.stops)
         # the open marker too: written again at the reasoning's start (<think><think>) it is markup
         self._markers = MarkerSet((self._close, *self._stops, *recovered, self._open))
+        self._open_spelled = MarkerSet((self._open,)) if is_text(self._open) else None
         self._enter_calls = enter_calls
         # markup text that opens calls here is prose where the reasoning quotes it
         self._text_exits = tuple(m for m in recovered if is_text(m))
@@ -82,6 +83,17 @@ class ReasoningStages:
         if j == n and not d.final:
             d.carry = buf[pos:]
             return n
+        if self._open_spelled is not None:
+            # a text marker in any of its spellings (other whitespace, ``read_also``)
+            at, m, past = self._open_spelled.find(buf, j, None, d.final)
+            if m is not None and at == j:
+                d.stage = Stage.REASONING
+                return past
+            if not d.final and self._open_spelled.hold_from(buf, j, None) == j:
+                d.carry = buf[pos:]
+                return n
+            d.stage = target
+            return pos
         if buf.startswith(self._open, j) and (credits is None or credits.available(self._open, j)):
             d.take(credits, self._open)
             d.stage = Stage.REASONING

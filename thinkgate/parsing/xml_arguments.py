@@ -309,6 +309,9 @@ class XmlArgumentsScanner:
         if pad:  # the template's framing, once on each side; the rest is the value's own
             text = text[len(pad) :] if text.startswith(pad) else text
             text = text[: -len(pad)] if text.endswith(pad) else text
+        wrap_open, wrap_close = self._xml.cdata
+        if wrap_open and len(text) >= len(wrap_open) + len(wrap_close) and text.startswith(wrap_open) and text.endswith(wrap_close):
+            text = text[len(wrap_open) : len(text) - len(wrap_close)]  # the template's wrapper: markup
         if self._type is None:
             value = _convert(text, self._properties.get(self._key), untyped_json=self._bare)
         else:

@@ -88,7 +88,7 @@ def _padded_values(schema_json: str, xml: Any, max_whitespace: Optional[int]) ->
     import xgrammar as xgr  # only XML styles need it to build a tag
 
     tag = {"type": "structural_tag", "format": {"type": "json_schema", "json_schema": json.loads(schema_json), "style": xml.style, "max_whitespace_cnt": max_whitespace}}
-    ebnf = str(xgr.Grammar.from_structural_tag(json.dumps(tag)))
+    ebnf = _respelled(str(xgr.Grammar.from_structural_tag(json.dumps(tag))), xml)
     # the text before a value as the style writes it: the value's opening tag, or the key's
     # close (a typed tag's: the text after its type, or the whole close with a type's word)
     openings = xml.value_openings
@@ -108,22 +108,69 @@ def _padded_values(schema_json: str, xml: Any, max_whitespace: Optional[int]) ->
     return ebnf
 
 
+# The tags each of xgrammar's XML styles writes: a parameter's opening up to its name, the text
+# after the name, the value's opening and its closing tag.
+_STYLE_TAGS = {
+    "qwen_xml": ("<parameter=", ">", "", "</parameter>"),
+    "minimax_xml": ('<parameter name="', '">', "", "</parameter>"),
+    "deepseek_xml": ('<｜DSML｜parameter name="', '" string="{type}">', "", "</｜DSML｜parameter>"),
+    "deepseek_v4_1_xml": ('<｜DSML｜ parameter name="', '" string="{type}">', "", "</｜DSML｜ parameter>"),
+    "glm_xml": ("<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>"),
+}
+# Styles whose name's closing tag and value's opening tag are literals of their own, which may be
+# spelled otherwise too.
+_TAGS_OF_THEIR_OWN = frozenset({"glm_xml"})
+
+
+def _respelled(ebnf: str, xml: Any) -> str:
+    """The style's grammar with its parameter's opening and closing tags written as the format
+    spells them, where the format's tags are another spelling of the style's (MiniCPM 5's
+    ``<param name="K">V</param>`` for MiniMax-M2's ``<parameter name="K">V</parameter>``): each
+    tag is a literal of the grammar (the opening one begins the literal that holds the name)."""
+    own = _STYLE_TAGS.get(xml.style)
+    if own is None or (xml.key_open, xml.key_close, xml.value_open, xml.value_close) == own:
+        return ebnf
+    inner = lambda text: json.dumps(text)[1:-1]  # noqa: E731 - as the grammar's literals escape it
+    if xml.style in _TAGS_OF_THEIR_OWN and (xml.key_close, xml.value_open) != (own[1], own[2]):
+        # (Hy3's and Hy4's "</arg_key:opensource>", "<arg_value:opensource>": literals of their own)
+        for mine, theirs in ((own[1], xml.key_close), (own[2], xml.value_open)):
+            ebnf = re.sub(r'(?<!\\)' + re.escape(json.dumps(mine)), lambda m, t=theirs: json.dumps(t), ebnf)
+    elif (xml.key_close, xml.value_open) != (own[1], own[2]):
+        raise ValueError(
+            f"xgrammar's {xml.style!r} style closes a parameter's name with {own[1]!r} and opens its value with {own[2]!r}: "
+            f"it cannot write parameters spelled {xml.key_open!r}…{xml.key_close!r}{xml.value_open!r}…{xml.value_close!r}"
+        )
+    ebnf = re.sub(r'(?<!\\)"' + re.escape(inner(own[0])), lambda m: '"' + inner(xml.key_open), ebnf)
+    return re.sub(r'(?<!\\)' + re.escape(json.dumps(own[3])), lambda m: json.dumps(xml.value_close), ebnf)
+
+
 def call_object_schema(t: Any, spec: ToolSpec) -> dict:
     """json_object layout: the schema of the whole call object, the name a constant and the
     arguments the tool's schema (its ``$defs`` lifted to the new root, its references moved)."""
     arguments = copy.deepcopy(spec.schema.xgrammar_schema)
     defs = {k: arguments.pop(k) for k in ("$defs", "definitions") if isinstance(arguments, dict) and k in arguments}
-    here = f"#/properties/{t.arguments_key}"
+    key = spec.name if t.name_as_key else t.arguments_key
+    here = "#/properties/" + key.replace("~", "~0").replace("/", "~1")
     _move_refs(arguments, here)
     for group in defs.values():
         _move_refs(group, here)
     return {
         "type": "object",
-        "properties": {t.name_key: {"const": spec.name}, t.arguments_key: arguments},
-        "required": [t.name_key, t.arguments_key],
+        "properties": {**_named_by(t, {"const": spec.name}), key: arguments},
+        "required": [*_named_by(t, None), key],
         "additionalProperties": False,
         **defs,
     }
+
+
+def _named_by(t: Any, name: Any) -> dict:
+    """The properties before the arguments that name the call's tool (with ``name`` for the
+    name's schema), in the order the template writes them: none where the name is the
+    arguments' key; the call's number first where the template writes one (digits)."""
+    if t.name_as_key:
+        return {}
+    lead = {t.index_key: {"type": "string", "pattern": "^(0|[1-9][0-9]{0,3})$"}} if t.index_key else {}
+    return {**lead, t.name_key: name}
 
 
 def router_call_object_schema(t: Any, names: list[str], arguments: Any) -> dict:
@@ -131,10 +178,12 @@ def router_call_object_schema(t: Any, names: list[str], arguments: Any) -> dict:
     ``names`` and whose arguments are ``arguments`` (any object), written as
     :func:`call_object_schema` writes each tool's (the name first), so that the two admit the
     same text but for the arguments' value."""
+    if t.name_as_key:
+        return {"anyOf": [{"type": "object", "properties": {n: arguments}, "required": [n], "additionalProperties": False} for n in names]}
     return {
         "type": "object",
-        "properties": {t.name_key: {"enum": list(names)}, t.arguments_key: arguments},
-        "required": [t.name_key, t.arguments_key],
+        "properties": {**_named_by(t, {"enum": list(names)}), t.arguments_key: arguments},
+        "required": [*_named_by(t, None), t.arguments_key],
         "additionalProperties": False,
     }
 
@@ -154,4 +203,5 @@ def _move_refs(node: Any, here: str) -> None:
 def call_object_headers(t: Any, tools: list) -> dict:
     """What the guard follows in a call-object style: the one header, then the whole call
     object (its name picks the tool whose arguments' bounds apply)."""
-    return {re.escape(t.header): call_object_node(t.name_key, t.arguments_key, {s.name: s.schema.nodes for s in tools})}
+    # (the header as written: its separator marker's text in place of the placeholder)
+    return {t.header_pattern(""): call_object_node(t.name_key, t.arguments_key, {s.name: s.schema.nodes for s in tools}, t.name_as_key)}

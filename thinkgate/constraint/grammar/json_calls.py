@@ -40,12 +40,19 @@ def _array(req: TagRequest) -> Element:
     the calls."""
     t, marks = req.format.tools, req.marks
     call = _call(req)
-    calls = call if not req.parallel or req.choice == "named" else seq([call, star(seq([const(t.separator), call]))])
-    opened = seq([regex(" ?" + re.escape(t.array[0])), calls])
+    items = call if not req.parallel or req.choice == "named" else seq([call, star(seq([const(t.separator), call]))])
+    calls = items
+    # (the bracket as a constant: an array opened with its items' indent, Jamba's "[\n    ", is
+    # no regular expression xgrammar reads without warnings)
+    opened = seq([regex(" ?"), const(t.array[0]), calls])
     # the array closes the calls, or the section's end marker after it (Nemotron's </TOOLCALL>)
     close = seq([const(t.array[1]), marks.element(t.section_end)]) if t.section_end else const(t.array[1])
     calls = seq([opened, close])
     trigger = t.section_begin
+    if not trigger:
+        return _bare_array(req, seq([const(t.array[0]), items, close]))
+    if req.format.response[0]:
+        return _response_or_calls(req, calls)
     if req.choice == "none":
         return req.free_text()
     if req.choice == "auto":
@@ -54,6 +61,38 @@ def _array(req: TagRequest) -> Element:
             return token_dispatch([(begin, calls)], sorted(i for i in req.control_ids if i != begin))
         return text_then_markup(trigger, opened, t.array[1] + t.section_end, req.text_markers())
     return seq([regex(LEADING_WHITESPACE), marks.element(trigger), calls])
+
+
+def _bare_array(req: TagRequest, calls: Element) -> Element:
+    """A JSON array of calls with no marker before it (xLAM): the answer's start decides, as
+    the parser reads it: the array's ``[`` begins the calls, anything else makes the answer free
+    text (``none``: any answer, as bare calls' grammar has it)."""
+    fmt = req.format
+    if req.control_ids is not None:
+        free = any_tokens(sorted(req.control_ids))
+    else:
+        free = any_text(list(fmt.markers))
+    if req.choice == "none":
+        return free
+    at_start = seq([regex(LEADING_WHITESPACE), calls])
+    if req.choice != "auto":
+        return at_start
+    # free text after its first character (matched as text: see _bare)
+    opening = re.escape(fmt.tools.array[0][:1])
+    text = seq([regex(LEADING_WHITESPACE + "[^" + opening + r" \t\r\n]"), any_text(list(fmt.markers))])
+    return either([at_start, text, regex(LEADING_WHITESPACE)])
+
+
+def _response_or_calls(req: TagRequest, calls: Element) -> Element:
+    """A text answer between the format's response markers, or the calls after the section's
+    marker (Cohere: ``<|START_RESPONSE|>…<|END_RESPONSE|>`` or ``<|START_ACTION|>[…]<|END_ACTION|>``):
+    under ``none`` the text, under ``auto`` either, else the calls."""
+    fmt, marks = req.format, req.marks
+    free = any_tokens(sorted(req.control_ids)) if req.control_ids is not None else any_text(list(fmt.markers))
+    text = seq([marks.element(fmt.response[0]), free, marks.element(fmt.response[1])])
+    markup = seq([marks.element(fmt.tools.section_begin), calls])
+    choices = {"none": [text], "auto": [text, markup]}.get(req.choice, [markup])
+    return seq([regex(LEADING_WHITESPACE), either(choices)])
 
 
 def _call(req: TagRequest) -> Element:
@@ -94,7 +133,9 @@ def _bare(req: TagRequest) -> Element:
 
 
 def routable(t: Any) -> bool:
-    return True
+    # (the router reads the name as a call object's value: not as its key, nor after a key
+    # that numbers the call)
+    return not (t.name_as_key or t.index_key)
 
 
 def routed_call(req: TagRequest, spec: Any) -> Element:

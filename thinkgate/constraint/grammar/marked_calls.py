@@ -127,7 +127,7 @@ def routable(t: Any) -> bool:
     follows to tell which tool's grammar applies from there): in a header, or as the call
     object's first key. A header before parameters must end its name with a character no name
     has (Qwen3-Coder's ``>\n``), or the guard could not tell ``get`` from ``get_weather``."""
-    if not t.call_begin or t.literal is not None:
+    if not t.call_begin or t.literal is not None or t.name_as_key or t.index_key:
         return False
     if t.xml is None:
         return True

@@ -62,7 +62,9 @@ def simplest_calls(grammar: ToolGrammar) -> list[tuple[str, tuple[int, ...]]]:
         schema = next((s for s in (spec.schema.bounded_schema, spec.schema.xgrammar_schema) if isinstance(s, dict)), {})
         arguments = json.dumps(example_value(schema, short=True), ensure_ascii=False)
         try:
-            text = t.section_text([(spec.name, arguments)])
+            # (and what ends the turn after the calls, where the format writes that: GigaChat's
+            # <|message_sep|>)
+            text = t.section_text([(spec.name, arguments)]) + grammar.format.turn_end
         except ValueError:  # arguments that are no object cannot be written as parameters
             continue
         candidates.append((spec.name, tuple(tokenizer.encode(text, add_special_tokens=False))))

@@ -668,7 +668,17 @@ class ArgumentsGuard:
                 if k is None:
                     self._tail = (self._tail + data)[-self._keep :] if self._keep else b""
                     return
-                self.mode, self._hbuf, self._tail, data = (RAW if self._raw else HEADER), b"", b"", data[k:]
+                self.mode, self._hbuf, self._tail, data = (RAW if self._raw else BETWEEN if self._bare else HEADER), b"", b"", data[k:]
+            elif mode == BETWEEN:  # a JSON array after a text marker: its calls found by their "{"
+                i = next((i for i, b in enumerate(data) if b not in self._between_bytes), len(data))
+                if i == len(data):
+                    return
+                if data[i] != 0x7B:  # text: no call follows (the grammar allows none)
+                    self.mode, data = OUTSIDE, data[i:]
+                    continue
+                self.cursor = Cursor(self._header_nodes[0] if self._header_nodes else None, self._max_ws)
+                self.mode, data = ARGS, data[i:]
+                self.call_at, self.tool, self.call_tail = len(self._history), 0, len(data)
             elif mode == RAW:
                 j = self._past(self._call_end, token_id, data)
                 if j is None:
@@ -692,7 +702,7 @@ class ArgumentsGuard:
                 if not self.cursor.done:
                     return
                 self._overran |= self.cursor.overrun  # (the next call's JSON gets a cursor of its own)
-                self.mode, data = AFTER, data[k:]
+                self.mode, data = (BETWEEN if self._bare else AFTER), data[k:]
             else:
                 return
 

@@ -400,7 +400,8 @@ class ReasonerGrammar:
             if self._plan is not None and self._keeps_room():
                 self._ensure_witness()  # (as a fill here would have: the room follows from here alike)
             forced = self._forced_answer
-            if forced is not None and token_id != forced:
+            # (an end of sequence the room forces is any of the format's ends: the mask allows each)
+            if forced is not None and token_id != forced and not (forced in self._stops and token_id in self._stops):
                 self._log(0, Phase.ERROR, f"token {token_id} sampled where {forced} must follow: the tokens left before max_tokens only hold the shortest call")
                 return False
             if not matcher.accept_token(token_id):
@@ -852,7 +853,7 @@ def finish_plan(grammar: ToolGrammar) -> FinishPlan:
         walked = [(name, a) for name, a in sorted(calls, key=lambda c: len(c[1]))[:8] if _walks(grammar, a)]
         # and the ends of an answer written in a frame of its own (Kimi-K3's response, its turn)
         fmt = grammar.format
-        ends = [text for text in (fmt.answer[1] + fmt.turn_end, fmt.turn_end) if text]
+        ends = [text for text in (fmt.answer[1] + fmt.turn_end, fmt.turn_end, fmt.response[1]) if text]
         tails = [(*grammar.vocab.tokenizer.encode(text, add_special_tokens=False), grammar.stop_ids[0]) for text in ends]
         answers = [a for _, a in walked or calls] + tails
         grammar.finish_plan = FinishPlan(grammar, answers, {name: len(a) for name, a in walked})

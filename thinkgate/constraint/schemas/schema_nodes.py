@@ -95,9 +95,13 @@ class Node:
         return self.items
 
 
-def call_object_node(name_key: str, arguments_key: str, tools: dict[str, "Node"]) -> Node:
-    """The node of a call written as ``{name_key: NAME, arguments_key: ARGS}``."""
+def call_object_node(name_key: str, arguments_key: str, tools: dict[str, "Node"], name_as_key: bool = False) -> Node:
+    """The node of a call written as ``{name_key: NAME, arguments_key: ARGS}`` (``name_as_key``:
+    as ``{NAME: ARGS}``, each tool's name the key of its arguments)."""
     node = Node()
+    if name_as_key:
+        node.props.update(tools)
+        return node
     node.props[name_key] = Node()
     node.variants = dict(tools)
     node.variant_key = name_key
