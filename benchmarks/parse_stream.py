@@ -3,9 +3,14 @@
 Outputs of 10k, 20k, 40k and 80k characters in three shapes (almost all reasoning; half
 reasoning, half tool-call arguments; one long argument), tokenized with the real DeepSeek
 tokenizer and streamed in 4-token deltas with their token ids, as a serving engine feeds them.
-Only the parser is timed (the deltas are prepared beforehand). Prints a table, writes JSON.
+Only the parser is timed (the deltas are prepared beforehand); every stream's parsed calls must
+be those written (names, and arguments as JSON values where the format reads them without the
+tool's schema). Prints a table, writes JSON.
 ``--format`` times another format's parser (reasoning becomes answer text in a format that does
-not think; token ids only where the DeepSeek tokenizer has the format's markers).
+not think; token ids only where the DeepSeek tokenizer has the format's markers). The calls are
+written as the format writes them (``section_text``, its arguments style rendering the JSON
+arguments: Python keyword arguments for ``llama4_pythonic``, ``lfm2`` and ``olmo3``, XML
+parameters, Gemma 4's literal).
 
     python benchmarks/parse_stream.py [--format deepseek_r1] [--repeat 5] [--out benchmarks/results/parse_stream.json]
 """
@@ -54,22 +59,42 @@ def _arguments(rng: random.Random, n: int) -> str:
     return json.dumps(items, ensure_ascii=False)
 
 
+def output_calls(shape: str, n: int, rng: random.Random) -> list[tuple[str, str]]:
+    """The calls (``(name, JSON arguments)``) the ``shape`` output of ``n`` characters holds,
+    drawn from ``rng`` first (:func:`make_output` draws its prose after them)."""
+    if shape == "reasoning":
+        return [("get_weather", '{"city": "Paris", "days": 3}')]
+    if shape == "half_arguments":
+        return [(f"tool_{k}", _arguments(rng, n // 2 // 4)) for k in range(4)]
+    if shape == "long_argument":
+        return [("write_file", json.dumps({"content": _prose(rng, n - 300)}, ensure_ascii=False))]
+    raise ValueError(shape)
+
+
 def make_output(shape: str, n: int, fmt: ChatFormat, seed: int = 0) -> str:
+    """The output: prose, then the calls of :func:`output_calls` as the format writes them
+    (``section_text``: its markers, and its arguments style's rendering of the JSON arguments,
+    e.g. Python keyword arguments for the pythonic formats)."""
     rng = random.Random(seed)
     t = fmt.tools
     close = fmt.reasoning.close or "\n"  # a format that does not think: the prose is answer text
+    calls = output_calls(shape, n, rng)
     if shape == "reasoning":
-        return _prose(rng, n - 200) + close + "\n\n" + t.section_text([("get_weather", '{"city": "Paris", "days": 3}')])
+        return _prose(rng, n - 200) + close + "\n\n" + t.section_text(calls)
     if shape == "half_arguments":
-        calls = []
-        per_call = n // 2 // 4
-        for k in range(4):
-            calls.append((f"tool_{k}", _arguments(rng, per_call)))
         return _prose(rng, n // 2) + close + t.section_text(calls)
-    if shape == "long_argument":
-        body = json.dumps({"content": _prose(rng, n - 300)}, ensure_ascii=False)
-        return "Write the file." + close + t.section_text([("write_file", body)])
-    raise ValueError(shape)
+    return "Write the file." + close + t.section_text(calls)
+
+
+def same_calls(fmt: ChatFormat, message, calls: list[tuple[str, str]]) -> bool:
+    """Whether the parsed message's calls are ``calls``: the names, and the arguments as JSON
+    values (a format whose arguments are no JSON hands back its own serialisation of them).
+    XML parameters are typed by the tool's schema, which the benchmark gives no parser (a
+    parameter's object value reads as its text): there only the names are compared."""
+    if fmt.tools.xml is not None:
+        return [c.name for c in message.tool_calls] == [name for name, _ in calls]
+    got = [(c.name, json.loads(c.arguments)) for c in message.tool_calls]
+    return got == [(name, json.loads(arguments)) for name, arguments in calls]
 
 
 def four_token_deltas(tokenizer, text: str) -> list[tuple[str, list[int]]]:
@@ -86,7 +111,7 @@ def four_token_deltas(tokenizer, text: str) -> list[tuple[str, list[int]]]:
     return out
 
 
-def time_stream(fmt: ChatFormat, deltas, tokenizer, with_ids: bool) -> float:
+def time_stream(fmt: ChatFormat, deltas, tokenizer, with_ids: bool, calls: list[tuple[str, str]]) -> float:
     parser = StreamParser(fmt, thinking=fmt.reasoning.present, tokenizer=tokenizer if with_ids else None)
     feed = parser.feed
     gc.disable()  # as timeit does: a collection of unrelated garbage is not the parser's cost
@@ -100,7 +125,7 @@ def time_stream(fmt: ChatFormat, deltas, tokenizer, with_ids: bool) -> float:
     parser.finish()
     elapsed = time.perf_counter() - t0
     gc.enable()
-    assert parser.message.tool_calls, "the benchmark output must parse into calls"
+    assert same_calls(fmt, parser.message, calls), f"{fmt.name}: the parsed calls are not those written"
     return elapsed
 
 
@@ -126,18 +151,20 @@ def main() -> None:
         for mode in ("token_ids", "text_only") if has_markers else ("text_only",):
             for n in LENGTHS:
                 text = make_output(shape, n, fmt)
+                calls = output_calls(shape, n, random.Random(0))
+                assert text.endswith(fmt.tools.section_text(calls))
                 deltas = four_token_deltas(tokenizer, text)
                 assert "".join(t for t, _ in deltas) == text
-                cases.append((shape, mode, n, text, deltas))
+                cases.append((shape, mode, n, text, deltas, calls))
     # Rounds over all cases rather than repeats back to back: a pause of the machine (another
     # process, a noisy neighbour) then spoils one round of a case, not every one of its repeats.
     best = [float("inf")] * len(cases)
     for _ in range(args.repeat):
-        for i, (shape, mode, n, text, deltas) in enumerate(cases):
-            best[i] = min(best[i], time_stream(fmt, deltas, tokenizer, mode == "token_ids"))
+        for i, (shape, mode, n, text, deltas, calls) in enumerate(cases):
+            best[i] = min(best[i], time_stream(fmt, deltas, tokenizer, mode == "token_ids", calls))
     rows = []
     prev = None
-    for (shape, mode, n, text, deltas), t in zip(cases, best):
+    for (shape, mode, n, text, deltas, _calls), t in zip(cases, best):
         prev = prev if n != LENGTHS[0] else None
         rows.append(
             {

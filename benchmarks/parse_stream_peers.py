@@ -1,6 +1,8 @@
 """Streaming parse cost of thinkgate beside SGLang's and vLLM's parsers, on the same stream.
 
-For each format (MiniMax-M2 and Gemma 4 by default; DeepSeek V3.2 / V4, Qwen3.5 and Kimi K3 too),
+For each format (MiniMax-M2 and Gemma 4 by default; DeepSeek V3.2 / V4, Qwen3.5 and Kimi K3 too;
+and the pythonic layout's Llama 4, LFM2 and OLMo 3, whose calls the outputs write as Python
+keyword arguments, see :data:`PYTHONIC`),
 the outputs of ``parse_stream.make_output`` (shapes "reasoning", "half_arguments",
 "long_argument"; 20k characters by default) are cut into 4-character deltas and read, delta by
 delta, by three parsers:
@@ -17,6 +19,7 @@ delta, by three parsers:
   delta, empty or not, as the server does); on the last delta both ``parse_stream_end`` and the
   server's ``_check_for_unstreamed_tool_args`` (the rest of the last call's arguments). Text only
   (SGLang's parsers take no ids). No SSE chunk is built.
+  A format SGLang has no parser for (OLMo 3) has no SGLang column ("n/a").
 * vLLM (0.33.0, wheel unpacked at /tmp/vllm033, run by ``.venv-vllm``): the serving layer's
   objects, as in ``peer_vectors_vllm.py``: ``ParserManager.get_parser(T, R,
   enable_auto_tools=True)`` built as ``OpenAIServingChat._make_parser`` builds it (request tools,
@@ -34,7 +37,7 @@ special token (and vLLM's parsers find a marker's text in the delta that carries
 delta carries the ids of the tokens ending in it; only vLLM is given them. Tokenizers are those of
 ``peer_vectors_vllm.hf_tokenizer`` (the DeepSeek tokenizer for the DeepSeek formats, the Qwen3.5
 vocabulary for qwen3_5, the DeepSeek tokenizer with the model's markers added for minimax_m2,
-gemma4 and kimi_k3).
+gemma4 and kimi_k3; with the pythonic formats' markers, :data:`PYTHONIC`, for those).
 
 Tools. The calls the output holds give the request's tools: ``get_weather`` (city: string, days:
 integer), ``tool_0..3`` (field_i: {"type": "object"} each) and ``write_file`` (content: string).
@@ -47,7 +50,11 @@ parser's outputs appended to a list, best of ``--repeat`` rounds (rounds over al
 one uncounted warm-up round, garbage collection off while timing, as ``parse_stream.py`` does. Each peer runs in its own
 interpreter: the driver writes the cases to a temporary JSON file and starts one worker
 subprocess per peer (``--worker PEER --cases FILE``, in that peer's venv), which times every case
-and prints its timings as JSON; the driver prints the table and writes the JSON file.
+and prints its timings as JSON; the driver prints the table and writes the JSON file. A stream
+that takes longer than ``--case-timeout`` seconds (60) is stopped and not run again: the table says
+``> 60 s`` (SGLang 0.5.23's pythonic detector matches a finished list of calls with a regular
+expression that backtracks exponentially: on a list of four calls of three keyword arguments or
+more, as the half-arguments shape's, it does not return; of two, 0.1 s).
 
 Setup: thinkgate installed in the interpreter running the driver; SGLang in ``.venv-sglang``
 (see docs/sglang.md); vLLM 0.33.0 unpacked at /tmp/vllm033 with ``.venv-vllm`` (see the
@@ -57,6 +64,7 @@ docstring of ``peer_vectors_vllm.py``)::
         [--shapes reasoning,half_arguments,long_argument] [--repeat 5] [--peers thinkgate,sglang,vllm]
         [--out benchmarks/results/parse_stream_peers.json]
     python benchmarks/parse_stream_peers.py --formats all          # the six formats
+    python benchmarks/parse_stream_peers.py --formats pythonic     # llama4_pythonic, lfm2, olmo3
     python benchmarks/parse_stream_peers.py --profile minimax_m2    # cProfile of thinkgate's loop
 
 ``--profile FMT`` runs thinkgate alone under cProfile on each shape (20k by default), after one
@@ -67,6 +75,7 @@ by tottime and by cumtime.
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import json
 import os
@@ -85,16 +94,71 @@ SHAPES = ("reasoning", "half_arguments", "long_argument")
 ALL_FORMATS = ("minimax_m2", "gemma4", "deepseek_v3_2", "deepseek_v4", "qwen3_5", "kimi_k3")
 DELTA_CHARS = 4
 
-# format -> (SGLang --tool-call-parser, SGLang --reasoning-parser): the names SGLang 0.5.23
-# registers for the model (FunctionCallParser.ToolCallParserEnum, ReasoningParser.DetectorMap)
-SGLANG_PARSERS: dict[str, tuple[str, str]] = {
+
+# The pythonic layout (issue 38), which peer_vectors_vllm's tables (the families of its vectors)
+# lack. Per format: the vLLM parsers (tool, reasoning or None): Llama 4's llama4_pythonic (no
+# reasoning), LFM2 / LFM2.5's lfm2 with <think> read by the qwen3 reasoning parser (as vLLM's
+# LFM2.5 recipe serves it), OLMo 3's olmo3 tool parser with <think> read by the qwen3 reasoning
+# parser (vLLM's olmo3 reasoning parser finds the reasoning's end in the ids of OLMo's own pieces
+# of "</think>", "</" "think" ">", which no stand-in tokenizer gives: DeepSeek's has </think> as
+# one token, and without it writes "</" "think" "><"). The stand-in tokenizer: the DeepSeek
+# tokenizer with the model's special tokens added (``markers``, as peer_vectors_vllm's stand-ins
+# are). ``opener``: the text the prompt ends with when the model thinks.
+# ``calls_only``: the answer is the calls, no text before them (Llama 4's answer is text or a list
+# of calls, and vLLM's llama4_pythonic and pythonic parsers read calls only where the answer starts
+# with "[" or <|python_start|>): the half-arguments and long-argument outputs start at the list,
+# and the reasoning shape (text, then a short call) is not run.
+PYTHONIC: dict[str, dict] = {
+    "llama4_pythonic": {"vllm": ("llama4_pythonic", None), "markers": ("<|python_start|>", "<|python_end|>", "<|eot|>", "<|eom|>"),
+                        "opener": "", "calls_only": True},
+    "lfm2": {"vllm": ("lfm2", "qwen3"), "markers": ("<|tool_call_start|>", "<|tool_call_end|>", "<|im_end|>"), "opener": "<think>"},
+    "olmo3": {"vllm": ("olmo3", "qwen3"), "markers": ("<|im_end|>",), "opener": "<think>"},
+}
+FORMAT_SETS = {"all": ALL_FORMATS, "pythonic": tuple(PYTHONIC)}
+
+# format -> (SGLang --tool-call-parser, SGLang --reasoning-parser or None): the names SGLang 0.5.23
+# registers for the model (FunctionCallParser.ToolCallParserEnum, ReasoningParser.DetectorMap);
+# Llama 4's calls by the pythonic detector, no reasoning; OLMo 3 has none
+SGLANG_PARSERS: dict[str, tuple[str, str | None]] = {
     "minimax_m2": ("minimax-m2", "minimax"),
     "gemma4": ("gemma4", "gemma4"),
     "deepseek_v3_2": ("deepseekv32", "deepseek-v3"),
     "deepseek_v4": ("deepseekv4", "deepseek-v4"),
     "qwen3_5": ("qwen3_coder", "qwen3"),
     "kimi_k3": ("kimi_k3", "kimi_k3"),
+    "llama4_pythonic": ("pythonic", None),
+    "lfm2": ("lfm2", "qwen3"),
 }
+
+
+class NoParser(Exception):
+    """The peer has no parser for the format."""
+
+
+def hf_tokenizer(fmt: str):
+    """``peer_vectors_vllm.hf_tokenizer``, and the stand-ins of the pythonic formats."""
+    from peer_vectors_vllm import STAND_IN_MARKERS, _deepseek
+    from peer_vectors_vllm import hf_tokenizer as own
+
+    if fmt not in PYTHONIC or fmt in STAND_IN_MARKERS:
+        return own(fmt)
+    tok = _deepseek()
+    tok.add_special_tokens({"additional_special_tokens": list(PYTHONIC[fmt]["markers"])})
+    return tok
+
+
+def reasoning_opener(fmt: str) -> str:
+    from peer_vectors_vllm import REASONING_OPENER
+
+    return REASONING_OPENER[fmt][0] if fmt in REASONING_OPENER else PYTHONIC[fmt]["opener"]
+
+
+def vllm_parsers(fmt: str) -> tuple[str, str | None]:
+    from peer_vectors_vllm import PARSERS
+
+    return PARSERS[fmt] if fmt in PARSERS else PYTHONIC[fmt]["vllm"]
+
+
 VLLM_PYTHON = os.path.join(ROOT, ".venv-vllm", "bin", "python")
 VLLM_PATH = "/tmp/vllm033"
 SGLANG_PYTHON = os.path.join(ROOT, ".venv-sglang", "bin", "python")
@@ -105,16 +169,9 @@ SGLANG_PYTHON = os.path.join(ROOT, ".venv-sglang", "bin", "python")
 # --------------------------------------------------------------------------------------------
 def expected_calls(shape: str, n: int, seed: int = 0) -> list[tuple[str, str]]:
     """The calls ``parse_stream.make_output(shape, n, fmt, seed)`` writes (same random draws)."""
-    from parse_stream import _arguments, _prose
+    from parse_stream import output_calls
 
-    rng = random.Random(seed)
-    if shape == "reasoning":
-        return [("get_weather", '{"city": "Paris", "days": 3}')]
-    if shape == "half_arguments":
-        return [(f"tool_{k}", _arguments(rng, n // 2 // 4)) for k in range(4)]
-    if shape == "long_argument":
-        return [("write_file", json.dumps({"content": _prose(rng, n - 300)}, ensure_ascii=False))]
-    raise ValueError(shape)
+    return output_calls(shape, n, random.Random(seed))
 
 
 _JSON_TYPES = {str: "string", bool: "boolean", int: "integer", float: "number", dict: "object", list: "array"}
@@ -164,7 +221,6 @@ def make_deltas(tokenizer: Any, text: str, size: int = DELTA_CHARS) -> list[tupl
 
 def build_cases(formats: list[str], shapes: list[str], lengths: list[int]) -> list[dict]:
     from parse_stream import make_output
-    from peer_vectors_vllm import REASONING_OPENER, hf_tokenizer
 
     from thinkgate.formats import get_format
 
@@ -172,20 +228,25 @@ def build_cases(formats: list[str], shapes: list[str], lengths: list[int]) -> li
     for f in formats:
         fmt = get_format(f)
         tok = hf_tokenizer(f)
+        calls_only = PYTHONIC.get(f, {}).get("calls_only")
         for shape in shapes:
+            if calls_only and shape == "reasoning":
+                continue
             for n in lengths:
                 text = make_output(shape, n, fmt)
                 calls = expected_calls(shape, n)
+                if calls_only:
+                    text = fmt.tools.section_text(calls)
                 close = fmt.reasoning.close or "\n"
                 assert text.endswith(fmt.tools.section_text(calls)), "expected_calls no longer mirrors make_output"
-                assert close in text
+                assert close in text or calls_only
                 cases.append({
                     "format": f, "shape": shape, "nominal_chars": n, "chars": len(text),
                     "thinking": bool(fmt.reasoning.present),
                     "tools": tools_for(calls),
                     "calls": [[name, json.loads(a)] for name, a in calls],
                     "deltas": make_deltas(tok, text),
-                    "prompt_ids": tok.encode(REASONING_OPENER[f][0], add_special_tokens=False),
+                    "prompt_ids": tok.encode(reasoning_opener(f), add_special_tokens=False),
                 })
     return cases
 
@@ -231,6 +292,8 @@ def sglang_peer(case: dict):
     from sglang.srt.function_call.function_call_parser import FunctionCallParser
     from sglang.srt.parser.reasoning_parser import ReasoningParser
 
+    if case["format"] not in SGLANG_PARSERS:
+        raise NoParser(f"SGLang has no parser for {case['format']}")
     tool_name, reasoning_name = SGLANG_PARSERS[case["format"]]
     tools = [Tool(**t) for t in case["tools"]]
     texts = [t for t, _ in case["deltas"]]
@@ -249,10 +312,14 @@ def sglang_peer(case: dict):
         rest = expected[len(sent[i]):] if expected.startswith(sent[i]) else ""
         return [(i, None, rest)] if rest else []
 
+    def no_reasoning(text: str) -> tuple[None, str]:
+        return None, text
+
     def run():
-        rp = ReasoningParser(reasoning_name, stream_reasoning=True, force_reasoning=case["thinking"], tool_call_parser_active=True)
+        # a format that does not think: no reasoning parser (the server runs none), the text as is
+        rp = ReasoningParser(reasoning_name, stream_reasoning=True, force_reasoning=case["thinking"], tool_call_parser_active=True) if reasoning_name else None
         fcp = FunctionCallParser(tools, tool_name)
-        rp_chunk, fcp_chunk = rp.parse_stream_chunk, fcp.parse_stream_chunk
+        rp_chunk, fcp_chunk = (rp.parse_stream_chunk if rp else no_reasoning), fcp.parse_stream_chunk
         out = []
         append = out.append
         body, last = texts[:-1], texts[-1]
@@ -262,7 +329,7 @@ def sglang_peer(case: dict):
                 reasoning, normal = rp_chunk(text)
                 append((reasoning, fcp_chunk(normal or "")))
             reasoning, normal = rp_chunk(last)
-            end_reasoning, end_normal = rp.parse_stream_end()
+            end_reasoning, end_normal = rp.parse_stream_end() if rp else (None, None)
             reasoning = (reasoning or "") + (end_reasoning or "")
             normal = (normal or "") + (end_normal or "")
             normal, calls = fcp_chunk(normal)
@@ -290,15 +357,14 @@ def sglang_peer(case: dict):
 
 
 def vllm_peer(case: dict):
-    from peer_vectors_vllm import PARSERS, hf_tokenizer, tokenizer_for
     from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
     from vllm.entrypoints.openai.chat_completion.stream_processor import ChatStreamProcessor
     from vllm.parser.parser_manager import ParserManager
 
     f = case["format"]
-    tool_name, reasoning_name = PARSERS[f]
+    tool_name, reasoning_name = vllm_parsers(f)
     kwargs = {"enable_thinking": True, "thinking": True} if case["thinking"] else {"enable_thinking": False, "thinking": False}
-    tokenizer = tokenizer_for(f)
+    tokenizer = vllm_tokenizer(f)
     # the driver's token ids must be this tokenizer's (same vocabulary, same added markers)
     text = "".join(t for t, _ in case["deltas"])
     assert hf_tokenizer(f).encode(text, add_special_tokens=False) == [i for _, ids in case["deltas"] for i in ids]
@@ -344,6 +410,15 @@ def vllm_peer(case: dict):
     return run, read
 
 
+@functools.cache
+def vllm_tokenizer(fmt: str) -> Any:
+    """The tokenizer vLLM's parsers are given: :func:`hf_tokenizer`'s, wrapped as vLLM wraps a
+    Hugging Face one (``peer_vectors_vllm.tokenizer_for``)."""
+    from vllm.tokenizers.hf import get_cached_tokenizer
+
+    return get_cached_tokenizer(hf_tokenizer(fmt))
+
+
 PEERS = {"thinkgate": thinkgate_peer, "sglang": sglang_peer, "vllm": vllm_peer}
 
 
@@ -365,8 +440,17 @@ def check(case: dict, calls: list[tuple[str, str]]) -> tuple[bool, bool, str]:
     return True, True, ""
 
 
-def worker(peer: str, cases_path: str, repeat: int) -> None:
+class CaseTimeout(Exception):
+    """A stream took longer than the case's time limit."""
+
+
+def _alarm(signum, frame):
+    raise CaseTimeout
+
+
+def worker(peer: str, cases_path: str, repeat: int, case_timeout: int) -> None:
     import logging
+    import signal
     import warnings
 
     warnings.filterwarnings("ignore")
@@ -392,23 +476,35 @@ def worker(peer: str, cases_path: str, repeat: int) -> None:
         try:
             prepared.append(PEERS[peer](case))
             results.append({"best_s": float("inf"), "error": None})
+        except NoParser as e:
+            prepared.append(None)
+            results.append({"best_s": None, "error": None, "no_parser": str(e)})
         except Exception as e:  # noqa: BLE001 - a peer that cannot be built for a case is reported
             prepared.append(None)
             results.append({"best_s": None, "error": f"setup {type(e).__name__}: {str(e)[:200]}"})
     states: list[Any] = [None] * len(cases)
+    signal.signal(signal.SIGALRM, _alarm)
     for round_ in range(repeat + 1):  # round 0 warms up (imports, caches) and is not counted
         for i, p in enumerate(prepared):
-            if p is None or results[i]["error"]:
+            if p is None or results[i]["error"] or results[i].get("no_parser") or results[i].get("timeout_s"):
                 continue
             run, _read = p
             try:
                 loop, state = run()
                 gc.collect()
                 gc.disable()
+                signal.alarm(case_timeout)
                 t0 = time.perf_counter()
-                loop()
-                elapsed = time.perf_counter() - t0
+                try:
+                    loop()
+                finally:
+                    elapsed = time.perf_counter() - t0
+                    signal.alarm(0)
                 gc.enable()
+            except CaseTimeout:  # (SGLang's pythonic detector: its regex backtracks without end on a list of calls)
+                gc.enable()
+                results[i] = {"best_s": None, "error": None, "timeout_s": case_timeout}
+                continue
             except Exception as e:  # noqa: BLE001 - a parser that raises fails the case
                 gc.enable()
                 results[i] = {"best_s": None, "error": f"{type(e).__name__}: {str(e)[:200]}"}
@@ -430,8 +526,8 @@ def worker(peer: str, cases_path: str, repeat: int) -> None:
 # --------------------------------------------------------------------------------------------
 # driver
 # --------------------------------------------------------------------------------------------
-def run_worker(peer: str, cases_path: str, repeat: int) -> dict:
-    cmd = [__file__, "--worker", peer, "--cases", cases_path, "--repeat", str(repeat)]
+def run_worker(peer: str, cases_path: str, repeat: int, case_timeout: int) -> dict:
+    cmd = [__file__, "--worker", peer, "--cases", cases_path, "--repeat", str(repeat), "--case-timeout", str(case_timeout)]
     env = dict(os.environ, TOKENIZERS_PARALLELISM="false", VLLM_LOGGING_LEVEL="ERROR")
     if peer == "sglang":
         python = SGLANG_PYTHON
@@ -449,6 +545,10 @@ def run_worker(peer: str, cases_path: str, repeat: int) -> dict:
 def cell(r: dict | None) -> str:
     if r is None:
         return "-"
+    if r.get("no_parser"):
+        return "n/a"
+    if r.get("timeout_s"):
+        return f"> {r['timeout_s']} s"
     if r.get("best_s") is None:
         return "ERROR"
     ms = f"{r['best_s'] * 1e3:.1f}"
@@ -459,7 +559,7 @@ def cell(r: dict | None) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--formats", default="minimax_m2,gemma4", help="comma-separated, or 'all'")
+    ap.add_argument("--formats", default="minimax_m2,gemma4", help="comma-separated; 'all' (the six), 'pythonic' (the three)")
     ap.add_argument("--shapes", default=",".join(SHAPES))
     ap.add_argument("--lengths", default="20000", help="comma-separated nominal characters")
     ap.add_argument("--peers", default="thinkgate,sglang,vllm")
@@ -467,13 +567,14 @@ def main() -> None:
     ap.add_argument("--out", default=os.path.join(HERE, "results", "parse_stream_peers.json"))
     ap.add_argument("--profile", default=None, metavar="FORMAT", help="cProfile thinkgate's loop on FORMAT instead")
     ap.add_argument("--top", type=int, default=15)
+    ap.add_argument("--case-timeout", type=int, default=60, help="seconds a stream may take (a parser past it: '> N s', no time)")
     ap.add_argument("--worker", choices=sorted(PEERS), help=argparse.SUPPRESS)
     ap.add_argument("--cases", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
-        worker(args.worker, args.cases, args.repeat)
+        worker(args.worker, args.cases, args.repeat, args.case_timeout)
         return
-    formats = list(ALL_FORMATS) if args.formats == "all" else args.formats.split(",")
+    formats = [f for name in args.formats.split(",") for f in FORMAT_SETS.get(name, (name,))]
     shapes, lengths = args.shapes.split(","), [int(n) for n in args.lengths.split(",")]
     if args.profile:
         profile(args.profile, shapes, lengths, args.top)
@@ -488,7 +589,7 @@ def main() -> None:
     try:
         for peer in peers:
             t0 = time.time()
-            res = run_worker(peer, cases_path, args.repeat)
+            res = run_worker(peer, cases_path, args.repeat, args.case_timeout)
             versions[peer] = res["version"]
             for r in res["rows"]:
                 results[(peer, r["format"], r["shape"], r["nominal_chars"])] = r
@@ -507,21 +608,24 @@ def main() -> None:
         rows.append({"format": c["format"], "shape": c["shape"], "nominal_chars": c["nominal_chars"], "chars": c["chars"],
                      "deltas": len(c["deltas"]), "peers": per, "fastest_peer_ms": fastest, "speedup_vs_fastest_peer": ratio})
 
-    head = f"{'format':<14}{'shape':<16}{'chars':>7}{'deltas':>7}" + "".join(f"{p + ' ms':>16}" for p in peers) + f"{'× vs faster peer':>18}"
+    head = f"{'format':<17}{'shape':<16}{'chars':>7}{'deltas':>7}" + "".join(f"{p + ' ms':>16}" for p in peers) + f"{'× vs faster peer':>18}"
     print(head)
     for r in rows:
         ratio = f"{r['speedup_vs_fastest_peer']:.2f}" if r["speedup_vs_fastest_peer"] else "-"
-        print(f"{r['format']:<14}{r['shape']:<16}{r['chars']:>7}{r['deltas']:>7}" + "".join(f"{cell(r['peers'][p]):>16}" for p in peers) + f"{ratio:>18}")
+        print(f"{r['format']:<17}{r['shape']:<16}{r['chars']:>7}{r['deltas']:>7}" + "".join(f"{cell(r['peers'][p]):>16}" for p in peers) + f"{ratio:>18}")
     print("\n× = faster peer's ms / thinkgate's ms (> 1: thinkgate faster). FAIL: wrong calls (time meaningless); "
-          "(args≠): calls found, arguments differ from those written; ERROR: the parser raised.")
+          "(args≠): calls found, arguments differ from those written; ERROR: the parser raised; "
+          "> N s: the stream was stopped after N seconds; n/a: the peer has no parser for the format.")
     for r in rows:
         for p, x in r["peers"].items():
-            if x and (x.get("error") or x.get("mismatch")):
-                print(f"  {p} {r['format']}/{r['shape']}/{r['nominal_chars']}: {x.get('error') or x.get('mismatch')}")
+            if x and (x.get("error") or x.get("mismatch") or x.get("timeout_s")):
+                why = x.get("error") or x.get("mismatch") or f"not done after {x['timeout_s']} s (stopped)"
+                print(f"  {p} {r['format']}/{r['shape']}/{r['nominal_chars']}: {why}")
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w") as f:
-        json.dump({"benchmark": "parse_stream_peers", "delta_chars": DELTA_CHARS, "repeat": args.repeat, "versions": versions,
-                   "sglang_parsers": SGLANG_PARSERS, "rows": rows}, f, indent=1)
+        json.dump({"benchmark": "parse_stream_peers", "date": time.strftime("%Y-%m-%d"), "delta_chars": DELTA_CHARS, "repeat": args.repeat, "versions": versions,
+                   "sglang_parsers": {f: SGLANG_PARSERS.get(f) for f in formats},
+                   "vllm_parsers": {f: vllm_parsers(f) for f in formats}, "rows": rows}, f, indent=1)
     print(f"wrote {args.out}")
 
 

@@ -3,6 +3,7 @@
 The benchmarks write their results as JSON; the ones the docs show are kept in ``docs/data/``
 (``python benchmarks/parse_stream.py --out docs/data/parse_stream.json``,
 ``python benchmarks/parse_stream_peers.py --lengths 10000,20000,40000 --out docs/data/parse_stream_peers.json``,
+``python benchmarks/parse_stream_peers.py --formats pythonic --lengths 10000,20000,40000 --repeat 3 --out docs/data/parse_stream_peers_pythonic.json``,
 ``python benchmarks/step_overhead.py --out docs/data/step_overhead.json``). At build time this
 hook draws them with matplotlib into SVG files that exist only in the built site: no picture is
 committed, and a page shows ``plots/NAME.svg``. Run by ``mkdocs build`` (``hooks:`` in
@@ -36,7 +37,8 @@ def parse_time_vs_length(data: dict):
 
 def parse_time_vs_length_peers(data: dict):
     """thinkgate's streaming parse time beside SGLang's and vLLM's on the same streams, against
-    the output's length: a panel per format, a colour per parser, a line style per shape."""
+    the output's length: a panel per format, a colour per parser, a line style per shape (a
+    parser that read the wrong calls, or did not finish, has no line)."""
     import matplotlib.pyplot as plt
 
     formats = list(dict.fromkeys(r["format"] for r in data["rows"]))
@@ -50,7 +52,7 @@ def parse_time_vs_length_peers(data: dict):
             if row["format"] != fmt:
                 continue
             for peer, result in row["peers"].items():
-                if result.get("best_s") is not None and not result.get("error"):
+                if result.get("best_s") is not None and not result.get("error") and result.get("names_ok", True):
                     lines.setdefault((peer, row["shape"]), []).append((row["chars"], result["best_s"] * 1e3))
         for (peer, shape), points in sorted(lines.items()):
             points.sort()
@@ -58,8 +60,12 @@ def parse_time_vs_length_peers(data: dict):
             ax.plot([p[0] / 1000 for p in points], [p[1] for p in points], styles.get(shape, "-"), color=colours.get(peer), marker="o", label=label)
         _log_axes(ax, "output length (thousand characters)", "parse time, whole stream (ms)", f"{fmt}, {data['delta_chars']}-character deltas", y_base=2)
         ax.get_legend().remove()
-    handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=7, bbox_to_anchor=(0.5, -0.2))
+    legend: dict = {}  # every panel's lines (a panel may lack a parser or a shape)
+    for ax in axes[0]:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            legend.setdefault(label, handle)
+    labels = sorted(legend)
+    fig.legend([legend[k] for k in labels], labels, loc="lower center", ncol=3, fontsize=7, bbox_to_anchor=(0.5, -0.2))
     return fig
 
 
@@ -118,6 +124,7 @@ def compile_time_vs_tools(data: dict):
 PLOTS = {
     "parse_time_vs_length": ("parse_stream.json", parse_time_vs_length),
     "parse_time_vs_length_peers": ("parse_stream_peers.json", parse_time_vs_length_peers),
+    "parse_time_vs_length_peers_pythonic": ("parse_stream_peers_pythonic.json", parse_time_vs_length_peers),
     "step_cost_vs_batch": ("step_overhead.json", step_cost_vs_batch),
     "compile_time_vs_tools": ("step_overhead.json", compile_time_vs_tools),
 }
