@@ -26,7 +26,9 @@ def test_plugins_split_reasoning_and_read_calls_whole_and_streamed(tokenizer_for
     tokenizer = tokenizer_for(name)
     reasoning_parser = ReasoningParserManager.get_reasoning_parser("thinkgate_" + name)(tokenizer)
     tool_parser = ToolParserManager.get_tool_parser("thinkgate_" + name)(tokenizer)
-    req = SimpleNamespace(tools=TOOLS, tool_choice="auto", chat_template_kwargs={})
+    # (a format that thinks only when asked, Poolside's, is asked as its template's switch says)
+    asked = {fmt.reasoning.toggle: True} if fmt.reasoning.default_thinking is False and fmt.reasoning.toggle else {}
+    req = SimpleNamespace(tools=TOOLS, tool_choice="auto", chat_template_kwargs=asked)
     opened = "" if fmt.reasoning.default_thinking is True else fmt.reasoning.open
     text = opened + "Plan the calls." + fmt.reasoning.close + "Sure. " + fmt.tools.section_text([("get_weather", ARGS[0]), ("set_alarm", ARGS[1])])
 
@@ -40,7 +42,8 @@ def test_plugins_split_reasoning_and_read_calls_whole_and_streamed(tokenizer_for
     # streamed token by token, as the server does: reasoning first, then the answer to the tool parser
     ids = tokenizer.encode(text, add_special_tokens=False)
     streamed_reasoning, answer, names_seen, args = [], [], {}, {}
-    stream_reasoning = ReasoningParserManager.get_reasoning_parser("thinkgate_" + name)(tokenizer)
+    # (vLLM builds a streaming request's reasoning parser with the request's chat-template keywords)
+    stream_reasoning = ReasoningParserManager.get_reasoning_parser("thinkgate_" + name)(tokenizer, chat_template_kwargs=asked)
     stream_tools = ToolParserManager.get_tool_parser("thinkgate_" + name)(tokenizer)
     previous = ""
     for k in range(len(ids)):

@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+from types import SimpleNamespace
 from collections.abc import Iterable, Sequence
 from typing import Any, Optional
 
@@ -404,8 +405,11 @@ class ThinkgateReasoningParser(ReasoningParser):
         delta_token_ids: Sequence[int],
     ) -> Optional[DeltaMessage]:
         if self._stream is None:
-            self._stream = StreamParser(self.format, thinking=self._thinking, reasoning_only=True, tokenizer=self.model_tokenizer, recover_calls_in_reasoning=self._calls)
-            self._stage = self.format.reasoning.default_thinking if self._thinking is None else self._thinking
+            thinking = self._thinking
+            if thinking is None:  # no prompt seen: as the keywords the parser was built with ask
+                thinking = _requested_thinking(SimpleNamespace(chat_template_kwargs=self._template_kwargs), self.format)
+            self._stream = StreamParser(self.format, thinking=thinking, reasoning_only=True, tokenizer=self.model_tokenizer, recover_calls_in_reasoning=self._calls)
+            self._stage = self.format.reasoning.default_thinking if thinking is None else thinking
         try:
             ids = list(delta_token_ids)
             self._by_text = self._by_text or self._lags(delta_text, ids)
