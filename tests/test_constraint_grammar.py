@@ -195,7 +195,7 @@ def test_without_a_tokenizer_every_format_gives_a_tag_with_markers_as_text(token
     from thinkgate.formats import get_format
 
     fmt = get_format(name)
-    # (<｜end▁of▁sentence｜>, the DeepSeek tokenizer's EOS, is id 1)
+    # (the DeepSeek tokenizer sets no eos: <｜end▁of▁sentence｜> is id 1)
     info = xgr.TokenizerInfo.from_huggingface(tokenizer, vocab_size=len(tokenizer), stop_token_ids=[1])
     # required, checked on the call text, and auto or none in turn (the default run's budget)
     names = __import__("thinkgate.formats", fromlist=["names"]).names()

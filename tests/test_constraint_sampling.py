@@ -113,6 +113,7 @@ def sample_batch(tokenizer, fmt, choice, thinking, n, seed, batch=25, via_logits
         masker = BatchMasker(vocab.size, rows)
         ids = [[] for _ in range(rows)]
         live = list(range(rows))
+        steered = [0] * rows  # how much of the trigger each row has been steered through
         for step in range(walk_budget(tokenizer, t)):
             if not live:
                 break
@@ -128,9 +129,12 @@ def sample_batch(tokenizer, fmt, choice, thinking, n, seed, batch=25, via_logits
                 g = grammars[i]
                 tid = picked[i]
                 constrained_steps = len(ids[i]) - (thinking_tokens(grammar) if THINKING[thinking] else 0)
-                forced = constrained_steps - delay  # forced once: later calls are the walk's own
-                if choice == "auto" and 0 <= forced < len(trigger) and torch.isfinite(logits[i, trigger[forced]]):
-                    tid = trigger[forced]
+                forced = constrained_steps - delay
+                # forced once, from its first token on (which a half-written character may hold
+                # back a step): later calls are the walk's own
+                if choice == "auto" and forced >= 0 and steered[i] < len(trigger) and torch.isfinite(logits[i, trigger[steered[i]]]):
+                    tid = trigger[steered[i]]
+                    steered[i] += 1
                 if choice == "none" and constrained_steps >= 12:
                     tid = _closing_token(ids[i], [ending + [eos]], torch.tensor([eos]), lambda t: bool(torch.isfinite(logits[i, t]))) or tid
                 if close_after is not None and forced >= close_after:

@@ -109,7 +109,7 @@ def test_eos_only_where_the_grammar_may_end(tokenizer):
         assert 1 not in _allowed(rg)
         assert rg.accept_token(tid)
     assert rg.accept_token(body[-1])
-    # (the grammar's ends: the tokenizer's EOS, <｜end▁of▁sentence｜>)
+    # (the end markers of every registered format the tokenizer has, as it sets no EOS of its own)
     assert _allowed(rg) == set(rg.grammar.stop_ids) and 1 in rg.grammar.stop_ids
     assert rg.accept_token(1) and rg.is_terminated()
     assert not rg.accept_token(1) and "after the output ended" in rg.error

