@@ -4,7 +4,6 @@ layout): bare, the whole answer (Llama 3.x), or one JSON array after the section
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from ...formats import is_text
@@ -15,7 +14,6 @@ from .tag_elements import (
     Element,
     TagRequest,
     any_text,
-    any_tokens,
     const,
     either,
     json_schema,
@@ -64,23 +62,9 @@ def _array(req: TagRequest) -> Element:
 
 
 def _bare_array(req: TagRequest, calls: Element) -> Element:
-    """A JSON array of calls with no marker before it (xLAM): the answer's start decides, as
-    the parser reads it: the array's ``[`` begins the calls, anything else makes the answer free
-    text (``none``: any answer, as bare calls' grammar has it)."""
-    fmt = req.format
-    if req.control_ids is not None:
-        free = any_tokens(sorted(req.control_ids))
-    else:
-        free = any_text(list(fmt.markers))
-    if req.choice == "none":
-        return free
-    at_start = seq([regex(LEADING_WHITESPACE), calls])
-    if req.choice != "auto":
-        return at_start
-    # free text after its first character (matched as text: see _bare)
-    opening = re.escape(fmt.tools.array[0][:1])
-    text = seq([regex(LEADING_WHITESPACE + "[^" + opening + r" \t\r\n]"), any_text(list(fmt.markers))])
-    return either([at_start, text, regex(LEADING_WHITESPACE)])
+    """A JSON array of calls with no marker before it (xLAM): the answer's start decides
+    (``none``: any answer, as bare calls' grammar has it)."""
+    return req.any_answer() if req.choice == "none" else req.calls_or_text(calls, req.format.tools.array[0])
 
 
 def _response_or_calls(req: TagRequest, calls: Element) -> Element:
@@ -88,8 +72,7 @@ def _response_or_calls(req: TagRequest, calls: Element) -> Element:
     marker (Cohere: ``<|START_RESPONSE|>…<|END_RESPONSE|>`` or ``<|START_ACTION|>[…]<|END_ACTION|>``):
     under ``none`` the text, under ``auto`` either, else the calls."""
     fmt, marks = req.format, req.marks
-    free = any_tokens(sorted(req.control_ids)) if req.control_ids is not None else any_text(list(fmt.markers))
-    text = seq([marks.element(fmt.response[0]), free, marks.element(fmt.response[1])])
+    text = seq([marks.element(fmt.response[0]), req.any_answer(), marks.element(fmt.response[1])])
     markup = seq([marks.element(fmt.tools.section_begin), calls])
     choices = {"none": [text], "auto": [text, markup]}.get(req.choice, [markup])
     return seq([regex(LEADING_WHITESPACE), either(choices)])
@@ -107,24 +90,13 @@ def _bare(req: TagRequest) -> Element:
     """Bare calls (Llama 3.x): no marker announces a call, so the answer's first character
     decides, as the parser reads it: ``{`` begins the calls (call objects joined by the
     separator), anything else makes the answer free text."""
-    t, choice, parallel, control_ids, markers = req.format.tools, req.choice, req.parallel, req.control_ids, req.format.markers
-    if control_ids is not None:
-        free = any_tokens(sorted(control_ids))
-    else:
-        free = any_text(list(markers))
-    if choice == "none":
-        return free
+    t = req.format.tools
+    if req.choice == "none":
+        return req.any_answer()
     call = _call(req)
-    if parallel and choice != "named":
+    if req.parallel and req.choice != "named":
         call = seq([call, star(seq([const(t.separator), call]))])
-    calls = seq([regex(LEADING_WHITESPACE), call])
-    if choice != "auto":
-        return calls
-    # Free text after its first character: matched as text (xgrammar's any-tokens element only
-    # starts at a token boundary, and that character may be the start of a token); control
-    # tokens stay out, their poisoned bytes being no text.
-    text = seq([regex(LEADING_WHITESPACE + r"[^{ \t\r\n]"), any_text(list(markers))])
-    return either([calls, text, regex(LEADING_WHITESPACE)])
+    return req.calls_or_text(call, "{")
 
 
 # A routed grammar (many tools; see ``routed``): the router's call object names any tool and

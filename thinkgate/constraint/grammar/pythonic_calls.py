@@ -11,13 +11,13 @@ from typing import Any
 from ...formats import is_text
 from .json_answer import answer_at_start
 from .python_arguments import python_arguments_element
-from .tag_elements import LEADING_WHITESPACE, Element, TagRequest, any_text, any_tokens, const, either, regex, seq, star, text_then_markup, token_dispatch
+from .tag_elements import LEADING_WHITESPACE, Element, TagRequest, const, either, regex, seq, star, text_then_markup, token_dispatch
 
 
 def layout_tag(req: TagRequest) -> Element:
     t, marks, choice = req.format.tools, req.marks, req.choice
     if choice == "none":
-        return req.free_text() if t.section_begin else _free(req)
+        return req.free_text() if t.section_begin else req.any_answer()
     call = either([_call(req, s) for s in req.tools])
     calls = call if not req.parallel or choice == "named" else seq([call, star(seq([const(t.separator), call]))])
     listed = seq([const(t.array[0]), calls, const(t.array[1])]) if any(t.array) else calls
@@ -38,23 +38,9 @@ def _call(req: TagRequest, spec: Any) -> Element:
     return seq([const(spec.name), python_arguments_element(spec.schema.bounded_schema, fmt.tools.python, f"tool {spec.name!r}", fmt.name)])
 
 
-def _free(req: TagRequest) -> Element:
-    if req.control_ids is not None:
-        return any_tokens(sorted(req.control_ids))
-    return any_text(list(req.format.markers))
-
-
 def _bare(req: TagRequest, listed: Element) -> Element:
-    """Bare calls (Llama 4): no marker announces them, so the answer's first character decides,
-    as the parser reads it: ``[`` begins the list of calls, anything else makes the answer free
-    text."""
-    calls = seq([regex(LEADING_WHITESPACE), listed])
-    if req.choice != "auto":
-        return calls
-    opening = req.format.tools.array[0]
-    # free text after its first character (matched as text: see json_calls._bare)
-    text = seq([regex(LEADING_WHITESPACE + "[^" + opening + r" \t\r\n]"), any_text(list(req.format.markers))])
-    return either([calls, text, regex(LEADING_WHITESPACE)])
+    """Bare calls (Llama 4): no marker announces them, so the answer's first character decides."""
+    return req.calls_or_text(listed, req.format.tools.array[0])
 
 
 def routable(t: Any) -> bool:

@@ -168,6 +168,28 @@ class TagRequest:
             return any_tokens(sorted(self.control_ids))
         return text_without(self.text_markers())
 
+    def any_answer(self) -> Element:
+        """Any answer (where no marker announces the calls, tool markup is no more than text):
+        by token, control tokens excluded, where a tokenizer gives the ids, else any text but
+        the markers."""
+        if self.control_ids is not None:
+            return any_tokens(sorted(self.control_ids))
+        return any_text(list(self.format.markers))
+
+    def calls_or_text(self, calls: Element, opening: str) -> Element:
+        """Under ``auto``, calls with no marker before them (Llama 3's ``{``, Llama 4's and xLAM's
+        ``[``): the answer's first character decides, as the parser reads it, ``opening``
+        beginning the calls and anything else making the answer free text; else the calls."""
+        at_start = seq([regex(LEADING_WHITESPACE), calls])
+        if self.choice != "auto":
+            return at_start
+        # Free text after its first character: matched as text (xgrammar's any-tokens element
+        # only starts at a token boundary, and that character may be the start of a token);
+        # control tokens stay out, their poisoned bytes being no text.
+        first = "[^" + re.escape(opening[:1]) + r" \t\r\n]"
+        text = seq([regex(LEADING_WHITESPACE + first), any_text(list(self.format.markers))])
+        return either([at_start, text, regex(LEADING_WHITESPACE)])
+
     def answer_close(self) -> list[Element]:
         """What closes the answer's text before the tool markup (Kimi-K3's ``response``
         element), as elements: none where the format has no markers around its answer."""
