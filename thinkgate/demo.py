@@ -92,9 +92,9 @@ def build_tiny_model(path: Optional[Path] = None, seed: int = 0) -> Path:
     path = Path(path) if path is not None else cache_dir() / "tiny-random-deepseek"
     if (path / "config.json").exists():
         if not _tokenizer_is_current(path):  # built by an earlier thinkgate: give it what it lacks
-            _demo_tokenizer().save_pretrained(path)
+            demo_tokenizer().save_pretrained(path)
         return path
-    tokenizer = _demo_tokenizer()
+    tokenizer = demo_tokenizer()
     config = LlamaConfig(
         vocab_size=len(tokenizer),
         hidden_size=128,
@@ -116,7 +116,7 @@ def build_tiny_model(path: Optional[Path] = None, seed: int = 0) -> Path:
     return path
 
 
-def _demo_tokenizer() -> Any:
+def demo_tokenizer() -> Any:
     """The package's DeepSeek tokenizer as a saved model carries it: with R1's chat template and
     the end of sequence the model's config names, so that an engine loading the model (vLLM)
     stops where thinkgate's grammar ends; the package itself sets no EOS."""

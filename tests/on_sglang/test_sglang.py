@@ -14,15 +14,13 @@ from sglang.srt.function_call.function_call_parser import FunctionCallParser
 from sglang.srt.sampling.custom_logit_processor import CustomLogitProcessor
 
 from schemas import GET_WEATHER, SET_ALARM
-from thinkgate.demo import build_tiny_model
+from thinkgate.demo import build_tiny_model, demo_tokenizer
 from thinkgate.formats import JsonCalls, LiteralArguments, PythonArguments, get_format, names
 from thinkgate.integrations.sglang import ThinkgateLogitProcessor, custom_params, register
 from thinkgate.formats.tokens import default_stop_ids
-from thinkgate.tokenizers import family_tokenizer
 
-# the ends of a generation with the DeepSeek tokenizer, which sets no EOS: every registered
-# format's end markers it has (<｜end▁of▁sentence｜>, and <|EOT|>, Step 3's and DeepSeek Coder's)
-ENDS = sorted(set(default_stop_ids(family_tokenizer("deepseek"))))
+# the ends of a generation with the demo model's tokenizer (the EOS its saved tokenizer names)
+ENDS = sorted(set(default_stop_ids(demo_tokenizer())))
 
 TOOLS = [GET_WEATHER, SET_ALARM]
 SCHEMAS = {t["function"]["name"]: t["function"]["parameters"] for t in TOOLS}

@@ -29,14 +29,12 @@ from sglang.srt.speculative.spec_registry import _RESERVED_ALIASES
 
 import thinkgate.integrations.sglang as plugin
 from schemas import GET_WEATHER, SET_ALARM
-from thinkgate.demo import build_tiny_model
+from thinkgate.demo import build_tiny_model, demo_tokenizer
 from thinkgate.integrations.sglang import ThinkgateLogitProcessor, check_request, check_server_args, custom_params, processor_skip_reason
 from thinkgate.formats.tokens import default_stop_ids
-from thinkgate.tokenizers import family_tokenizer
 
-# the ends of a generation with the DeepSeek tokenizer, which sets no EOS: every registered
-# format's end markers it has (<｜end▁of▁sentence｜>, and <|EOT|>, Step 3's and DeepSeek Coder's)
-ENDS = sorted(set(default_stop_ids(family_tokenizer("deepseek"))))
+# the ends of a generation with the demo model's tokenizer (the EOS its saved tokenizer names)
+ENDS = sorted(set(default_stop_ids(demo_tokenizer())))
 
 TOOLS = [GET_WEATHER, SET_ALARM]
 VOCAB = 129280

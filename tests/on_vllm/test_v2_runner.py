@@ -16,11 +16,10 @@ from thinkgate.formats import DEEPSEEK_V3_1
 from thinkgate.integrations.vllm import ThinkgateLogitsProcessor
 from thinkgate.requests import OPTION_KEY
 from thinkgate.formats.tokens import default_stop_ids
-from thinkgate.tokenizers import family_tokenizer
+from thinkgate.demo import demo_tokenizer
 
-# the ends of a generation with the DeepSeek tokenizer, which sets no EOS: every registered
-# format's end markers it has (<｜end▁of▁sentence｜>, and <|EOT|>, Step 3's and DeepSeek Coder's)
-ENDS = sorted(set(default_stop_ids(family_tokenizer("deepseek"))))
+# the ends of a generation with the demo model's tokenizer (the EOS its saved tokenizer names)
+ENDS = sorted(set(default_stop_ids(demo_tokenizer())))
 
 V = 129280
 MAX_LEN = 512
